@@ -1,0 +1,145 @@
+# xenft - fault tolerance for Xen HVM guests by deterministic record/replay.
+#
+#   make            build everything into build/
+#   make check      build and run every test (also under ASan+UBSan)
+#   make bench      run the benchmarks, figures in build/bench/results.json
+#   make install    install into $(DESTDIR)$(PREFIX)
+#   make clean
+#
+# Missing Debian packages are installed by tools/deps.sh.
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+CC       ?= cc
+CLANG    ?= clang
+FUZZ_SECONDS ?= 20
+
+# hvm/core: freestanding C99, identical flags inside Xen and here.
+CORE_STD    := -std=c99 -pedantic
+CORE_FREESTANDING := -ffreestanding -nostdlib -fno-builtin -fno-pic \
+                     $(CORE_STD) \
+                     -Wall -Wextra -Werror
+TOOL_STD    := -std=gnu11
+WARN        := -Wall -Wextra -Werror
+INCLUDES    := -Ihvm/core -Itools/libxlft/include
+
+CORE_SRC := $(sort $(wildcard hvm/core/*.c))
+XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+LIBS     := -lxxhash -lpthread
+
+# Two builds of the same sources: rel (the product) and san (ASan+UBSan).
+rel_CFLAGS  := -O2 -g -fPIC
+rel_LDFLAGS :=
+san_CFLAGS  := -O1 -g -fno-omit-frame-pointer \
+               -fsanitize=address,undefined -fno-sanitize-recover=all
+san_LDFLAGS := -fsanitize=address,undefined
+
+.PHONY: all deps deps-check deps-bench check check-unit check-san \
+        check-freestanding check-fuzz bench install clean
+.DEFAULT_GOAL := all
+
+all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a
+
+deps:
+	@sh tools/deps.sh build
+deps-check:
+	@sh tools/deps.sh check
+deps-bench:
+	@sh tools/deps.sh bench
+
+# $(1): variant name
+define variant
+$(BUILD)/obj/$(1)/hvm/core/%.o: hvm/core/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $(CORE_STD) $(WARN) $$($(1)_CFLAGS) -MMD -MP -c $$< -o $$@
+
+$(BUILD)/obj/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) $$($(1)_CFLAGS) -MMD -MP \
+		-c $$< -o $$@
+
+$(1)_CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
+$(1)_XLFT_OBJ := $(XLFT_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
+$(1)_UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
+endef
+$(eval $(call variant,rel))
+$(eval $(call variant,san))
+
+$(BUILD)/lib/libftcore.a: $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/lib/libxlft.a: $(rel_XLFT_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ -lcunit $(LIBS)
+
+$(BUILD)/tests/unit-tests-san: $(san_UNIT_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(san_LDFLAGS) $^ -o $@ -lcunit $(LIBS)
+
+# --- checks -----------------------------------------------------------
+
+check: deps-check all check-freestanding check-unit check-san check-fuzz
+	@echo "make check: all passed"
+
+check-unit: deps-check $(BUILD)/tests/unit-tests
+	cd tests/unit && ../../$(BUILD)/tests/unit-tests
+
+check-san: deps-check $(BUILD)/tests/unit-tests-san
+	cd tests/unit && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1 ../../$(BUILD)/tests/unit-tests-san
+
+# hvm/core must build unchanged as freestanding code for both x86 widths.
+FREE_OBJ := $(foreach a,x86_64 i386,\
+              $(CORE_SRC:hvm/core/%.c=$(BUILD)/freestanding/$(a)/%.o))
+$(BUILD)/freestanding/x86_64/%.o: hvm/core/%.c $(wildcard hvm/core/*.h)
+	@mkdir -p $(@D)
+	$(CC) -m64 $(CORE_FREESTANDING) -O2 -c $< -o $@
+$(BUILD)/freestanding/i386/%.o: hvm/core/%.c $(wildcard hvm/core/*.h)
+	@mkdir -p $(@D)
+	$(CC) -m32 $(CORE_FREESTANDING) -O2 -c $< -o $@
+check-freestanding: $(FREE_OBJ)
+	@sh tests/check-freestanding.sh $(FREE_OBJ)
+
+# libFuzzer targets, run for a bounded time on the committed seeds.
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=all $(INCLUDES)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) \
+                 $(wildcard hvm/core/*.h tools/libxlft/include/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< $(CORE_SRC) $(XLFT_SRC) -o $@ $(LIBS)
+check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+	@for t in $(FUZZ_TARGETS); do \
+		sh tests/fuzz/run.sh $(BUILD)/fuzz/$$t tests/fuzz/corpus/$$t \
+			$(FUZZ_SECONDS) || exit 1; \
+	done
+
+# --- benchmarks -------------------------------------------------------
+
+$(BUILD)/bench/bench-core: tests/bench/bench_core.c $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g $^ -o $@
+
+bench: deps-bench $(BUILD)/bench/bench-core
+	sh tests/bench/run-core.sh $(BUILD)/bench
+
+# --- install ----------------------------------------------------------
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/xenft
+	install -m 644 $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a \
+		$(DESTDIR)$(PREFIX)/lib/
+	install -m 644 hvm/core/*.h tools/libxlft/include/*.h \
+		$(DESTDIR)$(PREFIX)/include/xenft/
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

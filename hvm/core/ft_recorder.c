@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ft_recorder.c - append records to the record ring.
+ *
+ * The common case encodes straight into the ring; only near the end of
+ * the data area or of the free space does a record go through a buffer
+ * on the stack.  The codec state advances only once a record is in the
+ * ring, so FT_EFULL leaves everything as it was.
+ */
+#include "ft_recorder.h"
+
+void ft_recorder_init(struct ft_recorder *rec, struct ft_ring *ring)
+{
+    rec->ring = ring;
+    ft_codec_init(&rec->codec);
+}
+
+uint64_t ft_recorder_seq(const struct ft_recorder *rec)
+{
+    return rec->ring->seq;
+}
+
+int ft_record(struct ft_recorder *rec, const struct ft_log_rec *r)
+{
+    struct ft_ring *ring = rec->ring;
+    uint32_t dlen = r->kind == FT_K_DMA ? r->u.dma.len : 0;
+    uint8_t *p;
+    int n;
+
+    if ( dlen && !r->u.dma.data )
+        return FT_EINVAL;
+
+    p = ft_ring_reserve(ring, FT_LOG_HEAD_MAX + dlen);
+    if ( p )
+    {
+        n = ft_log_encode(&rec->codec, r, p);
+        if ( n < 0 )
+            return n;
+        if ( dlen )
+            ft_ring_write(ring, (uint32_t)n, r->u.dma.data, dlen);
+    }
+    else
+    {
+        uint8_t head[FT_LOG_HEAD_MAX];
+        int space;
+
+        n = ft_log_encode(&rec->codec, r, head);
+        if ( n < 0 )
+            return n;
+        space = ft_ring_space(ring);
+        if ( space >= 0 && (uint32_t)space < n + dlen )
+            space = ft_ring_stall(ring, n + dlen);
+        if ( space < 0 )
+            return space;
+        ft_ring_write(ring, 0, head, (uint32_t)n);
+        if ( dlen )
+            ft_ring_write(ring, (uint32_t)n, r->u.dma.data, dlen);
+    }
+
+    ft_ring_publish(ring, (uint32_t)n + dlen, 1);
+    ft_codec_advance(&rec->codec, r);
+    return FT_OK;
+}
+
+static inline void at(struct ft_log_rec *r, unsigned int kind,
+                      const struct ft_point *pt)
+{
+    r->kind = (uint8_t)kind;
+    r->pt = *pt;
+}
+
+int ft_record_extint(struct ft_recorder *rec, const struct ft_point *pt,
+                     uint8_t vector)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_EXTINT, pt);
+    r.u.intr.vector = vector;
+    return ft_record(rec, &r);
+}
+
+int ft_record_nmi(struct ft_recorder *rec, const struct ft_point *pt)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_NMI, pt);
+    return ft_record(rec, &r);
+}
+
+int ft_record_event(struct ft_recorder *rec, const struct ft_point *pt,
+                    uint8_t type, uint8_t vector, uint8_t insn_len,
+                    const uint32_t *errcode, const uint64_t *cr2)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_EVENT, pt);
+    r.u.event.type = type;
+    r.u.event.vector = vector;
+    r.u.event.insn_len = insn_len;
+    r.u.event.has_errcode = errcode != NULL;
+    r.u.event.errcode = errcode ? *errcode : 0;
+    r.u.event.has_cr2 = cr2 != NULL;
+    r.u.event.cr2 = cr2 ? *cr2 : 0;
+    return ft_record(rec, &r);
+}
+
+int ft_record_tsc(struct ft_recorder *rec, const struct ft_point *pt,
+                  uint64_t value)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_TSC, pt);
+    r.u.tsc.value = value;
+    return ft_record(rec, &r);
+}
+
+int ft_record_msr(struct ft_recorder *rec, const struct ft_point *pt,
+                  uint32_t index, uint64_t value)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_MSR, pt);
+    r.u.msr.index = index;
+    r.u.msr.value = value;
+    return ft_record(rec, &r);
+}
+
+int ft_record_pio(struct ft_recorder *rec, const struct ft_point *pt,
+                  uint16_t port, uint8_t size, uint32_t value)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_PIO, pt);
+    r.u.pio.port = port;
+    r.u.pio.size = size;
+    r.u.pio.value = value;
+    return ft_record(rec, &r);
+}
+
+int ft_record_mmio(struct ft_recorder *rec, const struct ft_point *pt,
+                   uint64_t gpa, uint8_t size, uint64_t value)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_MMIO, pt);
+    r.u.mmio.gpa = gpa;
+    r.u.mmio.size = size;
+    r.u.mmio.value = value;
+    return ft_record(rec, &r);
+}
+
+int ft_record_rand(struct ft_recorder *rec, const struct ft_point *pt,
+                   bool seed, uint8_t size, uint64_t value)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_RAND, pt);
+    r.u.rand.seed = seed;
+    r.u.rand.size = size;
+    r.u.rand.value = value;
+    return ft_record(rec, &r);
+}
+
+int ft_record_dma(struct ft_recorder *rec, const struct ft_point *pt,
+                  uint64_t gpa, const void *data, uint32_t len)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_DMA, pt);
+    r.u.dma.gpa = gpa;
+    r.u.dma.len = len;
+    r.u.dma.data = data;
+    return ft_record(rec, &r);
+}
+
+int ft_record_hlt_wake(struct ft_recorder *rec, const struct ft_point *pt)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_HLT_WAKE, pt);
+    return ft_record(rec, &r);
+}
+
+int ft_record_progress(struct ft_recorder *rec, const struct ft_point *pt)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_PROGRESS, pt);
+    return ft_record(rec, &r);
+}
+
+int ft_record_sync(struct ft_recorder *rec, const struct ft_point *pt,
+                   uint64_t hash)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_SYNC, pt);
+    r.u.sync.hash = hash;
+    return ft_record(rec, &r);
+}
+
+int ft_record_output(struct ft_recorder *rec, const struct ft_point *pt,
+                     uint64_t id)
+{
+    struct ft_log_rec r;
+
+    at(&r, FT_K_OUTPUT, pt);
+    r.u.output.id = id;
+    return ft_record(rec, &r);
+}

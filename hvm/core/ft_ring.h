@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ft_ring.h - single-producer single-consumer byte ring of log records
+ * in shared memory (layout and rules: ft_abi.h).
+ *
+ * struct ft_ring is each side's private handle.  It keeps its own copy
+ * of the sizes and of the index it owns, so nothing the other side
+ * writes into the shared header can make this side access memory
+ * outside the ring.
+ */
+#ifndef FT_RING_H
+#define FT_RING_H
+
+#include "ft_abi.h"
+
+struct ft_ring {
+    struct ft_ring_hdr *hdr;
+    uint8_t *data;
+    uint32_t size;               /* data area, power of two */
+    uint32_t prod;               /* producer: what it has published */
+    uint32_t cons;               /* consumer: what it has consumed */
+    uint32_t peer;               /* last checked index of the other side */
+    uint64_t seq;                /* last record published or consumed */
+    uint32_t waiting;            /* FT_RING_F_* flag this side has set */
+};
+
+/*
+ * Owner side: lay out a ring in 'mem' ('mem_size' bytes, the header page
+ * included; the data area is the largest power of two that fits, at least
+ * FT_RING_MIN_DATA).  FT_EINVAL if it is too small or 'role' unknown.
+ */
+int ft_ring_init(struct ft_ring *r, void *mem, uint32_t mem_size,
+                 uint32_t role);
+
+/*
+ * Other side: check a ring laid out by ft_ring_init in 'mem' and take a
+ * handle on it.  FT_EPROTONOSUPPORT for another ABI or log version,
+ * FT_EPROTO for a header that does not describe a ring of this 'role'
+ * fitting in 'mem_size' bytes.
+ */
+int ft_ring_attach(struct ft_ring *r, void *mem, uint32_t mem_size,
+                   uint32_t role);
+
+/* Producer. */
+
+/* Bytes free, or FT_EPROTO if the consumer's index is impossible. */
+int ft_ring_space(struct ft_ring *r);
+
+/*
+ * A pointer to 'len' free bytes that are contiguous in the data area, or
+ * NULL if there are not (the caller then uses ft_ring_write).
+ */
+uint8_t *ft_ring_reserve(struct ft_ring *r, uint32_t len);
+
+/* Copy into the unpublished area, 'off' bytes past the last record. */
+void ft_ring_write(struct ft_ring *r, uint32_t off, const void *src,
+                   uint32_t len);
+
+/* Make 'len' bytes holding 'nrec' whole records visible to the consumer. */
+void ft_ring_publish(struct ft_ring *r, uint32_t len, uint32_t nrec);
+
+/*
+ * The ring has less than 'need' bytes free: mark the producer stalled.
+ * Returns FT_OK if space appeared meanwhile (the flag is cleared again),
+ * FT_EFULL if the producer must wait for the consumer's notification.
+ */
+int ft_ring_stall(struct ft_ring *r, uint32_t need);
+
+/* True if the consumer has flagged that it waits for records. */
+bool ft_ring_consumer_waiting(struct ft_ring *r);
+
+/* Consumer. */
+
+/* Bytes published and not consumed, or FT_EPROTO. */
+int ft_ring_avail(struct ft_ring *r);
+
+/* Copy 'len' published bytes starting 'off' bytes past the consumer. */
+void ft_ring_peek(const struct ft_ring *r, uint32_t off, void *dst,
+                  uint32_t len);
+
+/*
+ * The same bytes without copying: one or two pieces (the second when the
+ * range wraps; *len2 is 0 otherwise).
+ */
+void ft_ring_span(const struct ft_ring *r, uint32_t off, uint32_t len,
+                  const uint8_t **p1, uint32_t *len1,
+                  const uint8_t **p2, uint32_t *len2);
+
+/*
+ * Release 'len' bytes holding 'nrec' records.  Returns true if the
+ * producer is stalled and must be notified.
+ */
+bool ft_ring_consume(struct ft_ring *r, uint32_t len, uint32_t nrec);
+
+/*
+ * Copy out as many whole records as fit in 'cap' bytes (cap must be at
+ * least FT_LOG_REC_MAX) and consume them.  Returns the bytes copied and
+ * sets *nrec; *notify says whether to wake the producer.  FT_EBADMSG if
+ * the ring holds a malformed record, FT_EPROTO if it holds a partial one.
+ */
+int ft_ring_read_records(struct ft_ring *r, uint8_t *dst, uint32_t cap,
+                         uint32_t *nrec, bool *notify);
+
+/*
+ * No records: mark the consumer waiting.  FT_OK if records appeared
+ * meanwhile (flag cleared), FT_EAGAIN if it must wait for a notification.
+ */
+int ft_ring_wait(struct ft_ring *r);
+
+/* True if the producer has flagged that it waits for space. */
+bool ft_ring_producer_stalled(struct ft_ring *r);
+
+/* Either side. */
+uint32_t ft_ring_flags(const struct ft_ring *r);
+void ft_ring_set_flags(struct ft_ring *r, uint32_t bits);
+void ft_ring_clear_flags(struct ft_ring *r, uint32_t bits);
+void ft_ring_set_ack(struct ft_ring *r, uint64_t seq);
+uint64_t ft_ring_ack(const struct ft_ring *r);
+
+#endif /* FT_RING_H */

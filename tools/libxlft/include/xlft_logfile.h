@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * xlft_logfile.h - stored logs: the records of hvm/core/ft_log.h in
+ * checksummed blocks, so that a damaged or cut log is detected and never
+ * replayed.  File layout: hvm/core/FORMAT.md, "Stored logs".
+ *
+ * Errors are negative errno values; the functions that can meet a bad
+ * file also write a one-line explanation (naming the file, the offset
+ * and the record sequence number) into the caller's 'msg' buffer.
+ */
+#ifndef XLFT_LOGFILE_H
+#define XLFT_LOGFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define XLFT_LOG_BLOCK_TARGET  (64u << 10)  /* writer cuts blocks here */
+#define XLFT_LOG_BLOCK_MAX     (4u << 20)   /* reader refuses larger */
+
+struct xlft_logw;
+struct xlft_logr;
+
+/* Create (or truncate) 'path' and write the file header. */
+int xlft_logw_open(struct xlft_logw **w, const char *path,
+                   char *msg, size_t msglen);
+
+/*
+ * Append 'len' bytes holding whole records, in log order.  -EINVAL (and
+ * nothing appended) if they are not whole, well-formed records.
+ */
+int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
+                     char *msg, size_t msglen);
+
+/* Write out the current block (records appended so far are then stored). */
+int xlft_logw_flush(struct xlft_logw *w, char *msg, size_t msglen);
+
+/* Sequence number of the last record appended. */
+uint64_t xlft_logw_seq(const struct xlft_logw *w);
+
+/*
+ * Flush, write the end marker, fsync and close; frees 'w' whatever
+ * happens.  A log closed without it reads as truncated.
+ */
+int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen);
+
+/* Open a stored log and check its header.  'name' is used in messages. */
+int xlft_logr_open(struct xlft_logr **r, const char *path,
+                   char *msg, size_t msglen);
+int xlft_logr_open_fp(struct xlft_logr **r, FILE *fp, const char *name,
+                      char *msg, size_t msglen);
+
+/*
+ * Read the next block: *recs points to its records (valid until the next
+ * call), *len their bytes, *nrec their number, *first_seq the sequence
+ * number of the first.  Returns 1 for a block, 0 at the end marker, or
+ *   -EBADMSG    a damaged block (checksum, framing, malformed record);
+ *   -ENODATA    the file ends without an end marker (a cut log);
+ *   -EIO        a read error.
+ */
+int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
+                   uint32_t *nrec, uint64_t *first_seq,
+                   char *msg, size_t msglen);
+
+/* Close; also closes a FILE given to xlft_logr_open_fp. */
+void xlft_logr_close(struct xlft_logr *r);
+
+#endif /* XLFT_LOGFILE_H */

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * logfile.c - stored logs in checksummed blocks (FORMAT.md, "Stored
+ * logs").  Every block is checked (XXH3-64, framing, sequence numbers,
+ * record structure) before any of its records is handed out.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define XXH_STATIC_LINKING_ONLY  /* XXH3_state_t on the stack */
+#include <xxhash.h>
+
+#include "ft_log.h"
+#include "xlft_logfile.h"
+
+#define FILE_MAGIC    "XENFTLOG"
+#define FILE_HDR_SIZE 32u
+#define BLOCK_MAGIC   0x4b4c4258u      /* "XBLK" little-endian */
+#define BLOCK_HDR_SIZE 32u
+#define BLOCK_F_END   1u
+
+struct xlft_logw {
+    FILE *fp;
+    char *path;
+    uint8_t *buf;          /* block header space, then payload */
+    size_t len;            /* payload bytes buffered */
+    uint32_t nrec;         /* records buffered */
+    uint64_t seq;          /* last record appended */
+    uint64_t block_seq;    /* first record of the buffered block */
+};
+
+struct xlft_logr {
+    FILE *fp;
+    char *name;
+    uint8_t *buf;
+    uint64_t off;          /* file offset of the next block */
+    uint64_t seq;          /* last record returned */
+    bool ended;
+};
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+    uint32_t v = 0;
+
+    for (int i = 0; i < 4; i++)
+        v |= (uint32_t)p[i] << (8 * i);
+    return v;
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void say(char *msg, size_t msglen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!msg || !msglen)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, msglen, fmt, ap);
+    va_end(ap);
+}
+
+/* The header's first 24 bytes, then the payload, under one hash. */
+static uint64_t block_hash(const uint8_t *hdr, const uint8_t *payload,
+                           size_t len)
+{
+    XXH3_state_t st;
+
+    XXH3_64bits_reset(&st);
+    XXH3_64bits_update(&st, hdr, 24);
+    XXH3_64bits_update(&st, payload, len);
+    return XXH3_64bits_digest(&st);
+}
+
+static int write_all(struct xlft_logw *w, const void *p, size_t n,
+                     char *msg, size_t msglen)
+{
+    if (fwrite(p, 1, n, w->fp) != n || fflush(w->fp)) {
+        int err = errno ? errno : EIO;
+
+        say(msg, msglen, "%s: write failed: %s", w->path, strerror(err));
+        return -err;
+    }
+    return 0;
+}
+
+static int write_block(struct xlft_logw *w, uint32_t flags,
+                       char *msg, size_t msglen)
+{
+    uint8_t *h = w->buf;
+
+    put_le32(h, BLOCK_MAGIC);
+    put_le32(h + 4, (uint32_t)w->len);
+    put_le64(h + 8, w->block_seq);
+    put_le32(h + 16, w->nrec);
+    put_le32(h + 20, flags);
+    put_le64(h + 24, block_hash(h, h + BLOCK_HDR_SIZE, w->len));
+    errno = 0;
+    int rc = write_all(w, h, BLOCK_HDR_SIZE + w->len, msg, msglen);
+    if (rc)
+        return rc;
+    w->len = 0;
+    w->nrec = 0;
+    w->block_seq = w->seq + 1;
+    return 0;
+}
+
+int xlft_logw_open(struct xlft_logw **out, const char *path,
+                   char *msg, size_t msglen)
+{
+    struct xlft_logw *w = calloc(1, sizeof(*w));
+    uint8_t hdr[FILE_HDR_SIZE] = { 0 };
+    int rc;
+
+    *out = NULL;
+    if (!w)
+        return -ENOMEM;
+    w->path = strdup(path);
+    w->buf = malloc(BLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET + FT_LOG_REC_MAX);
+    if (!w->path || !w->buf) {
+        rc = -ENOMEM;
+        goto fail;
+    }
+    w->fp = fopen(path, "wb");
+    if (!w->fp) {
+        rc = -errno;
+        say(msg, msglen, "cannot create %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    memcpy(hdr, FILE_MAGIC, 8);
+    put_le32(hdr + 8, FT_LOG_VERSION);
+    put_le32(hdr + 12, FILE_HDR_SIZE);
+    put_le64(hdr + 24, XXH3_64bits(hdr, 24));
+    w->block_seq = 1;
+    errno = 0;
+    rc = write_all(w, hdr, sizeof(hdr), msg, msglen);
+    if (rc)
+        goto fail;
+    *out = w;
+    return 0;
+
+fail:
+    if (w->fp)
+        fclose(w->fp);
+    free(w->buf);
+    free(w->path);
+    free(w);
+    return rc;
+}
+
+int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
+                     char *msg, size_t msglen)
+{
+    size_t off = 0;
+    uint32_t nrec;
+    int n;
+
+    /* Check everything first so that a bad call appends nothing. */
+    while (off < len) {
+        uint32_t chunk = len - off > UINT32_MAX ? UINT32_MAX : len - off;
+
+        n = ft_log_scan(recs + off, chunk, &nrec);
+        if (n <= 0) {
+            say(msg, msglen, "%s: record %" PRIu64 " to append is %s",
+                w->path, w->seq + 1, n < 0 ? "malformed" : "incomplete");
+            return -EINVAL;
+        }
+        off += (size_t)n;
+    }
+
+    off = 0;
+    while (off < len) {
+        struct ft_log_rec r;
+
+        n = ft_log_decode(NULL, recs + off,
+                          len - off > UINT32_MAX ? UINT32_MAX : len - off, &r);
+        if (w->len && w->len + (size_t)n > XLFT_LOG_BLOCK_TARGET) {
+            int rc = write_block(w, 0, msg, msglen);
+            if (rc)
+                return rc;
+        }
+        memcpy(w->buf + BLOCK_HDR_SIZE + w->len, recs + off, (size_t)n);
+        w->len += (size_t)n;
+        w->nrec++;
+        w->seq++;
+        off += (size_t)n;
+    }
+    return 0;
+}
+
+int xlft_logw_flush(struct xlft_logw *w, char *msg, size_t msglen)
+{
+    return w->len ? write_block(w, 0, msg, msglen) : 0;
+}
+
+uint64_t xlft_logw_seq(const struct xlft_logw *w)
+{
+    return w->seq;
+}
+
+int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen)
+{
+    int rc = xlft_logw_flush(w, msg, msglen);
+
+    if (!rc)
+        rc = write_block(w, BLOCK_F_END, msg, msglen);
+    if (!rc && fsync(fileno(w->fp))) {
+        rc = -errno;
+        say(msg, msglen, "%s: fsync failed: %s", w->path, strerror(errno));
+    }
+    if (fclose(w->fp) && !rc) {
+        rc = -errno;
+        say(msg, msglen, "%s: close failed: %s", w->path, strerror(errno));
+    }
+    free(w->buf);
+    free(w->path);
+    free(w);
+    return rc;
+}
+
+/* Read exactly n bytes: 1 done, 0 clean end of file before any byte. */
+static int read_exact(struct xlft_logr *r, void *p, size_t n, size_t *got)
+{
+    *got = fread(p, 1, n, r->fp);
+    if (*got == n)
+        return 1;
+    return ferror(r->fp) ? -EIO : 0;
+}
+
+int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
+                      char *msg, size_t msglen)
+{
+    struct xlft_logr *r = calloc(1, sizeof(*r));
+    uint8_t hdr[FILE_HDR_SIZE];
+    size_t got;
+    int rc;
+
+    *out = NULL;
+    if (!r) {
+        fclose(fp);
+        return -ENOMEM;
+    }
+    r->fp = fp;
+    r->name = strdup(name);
+    r->buf = malloc(BLOCK_HDR_SIZE + XLFT_LOG_BLOCK_MAX);
+    if (!r->name || !r->buf) {
+        rc = -ENOMEM;
+        goto fail;
+    }
+    rc = read_exact(r, hdr, sizeof(hdr), &got);
+    if (rc <= 0) {
+        say(msg, msglen, "%s: %s", name, rc < 0 ? "read error"
+            : "too short for a xenft log header");
+        rc = rc < 0 ? rc : -EBADMSG;
+        goto fail;
+    }
+    if (memcmp(hdr, FILE_MAGIC, 8)) {
+        say(msg, msglen, "%s: not a xenft log (bad magic)", name);
+        rc = -EBADMSG;
+        goto fail;
+    }
+    if (get_le64(hdr + 24) != XXH3_64bits(hdr, 24)) {
+        say(msg, msglen, "%s: log header checksum mismatch", name);
+        rc = -EBADMSG;
+        goto fail;
+    }
+    if (get_le32(hdr + 8) != FT_LOG_VERSION) {
+        say(msg, msglen, "%s: log format version %" PRIu32
+            ", this build reads version %u only", name, get_le32(hdr + 8),
+            FT_LOG_VERSION);
+        rc = -EPROTONOSUPPORT;
+        goto fail;
+    }
+    if (get_le32(hdr + 12) != FILE_HDR_SIZE) {
+        say(msg, msglen, "%s: bad log header size %" PRIu32, name,
+            get_le32(hdr + 12));
+        rc = -EBADMSG;
+        goto fail;
+    }
+    r->off = FILE_HDR_SIZE;
+    *out = r;
+    return 0;
+
+fail:
+    xlft_logr_close(r);
+    return rc;
+}
+
+int xlft_logr_open(struct xlft_logr **out, const char *path,
+                   char *msg, size_t msglen)
+{
+    FILE *fp = fopen(path, "rb");
+
+    *out = NULL;
+    if (!fp) {
+        int err = errno;
+
+        say(msg, msglen, "cannot open %s: %s", path, strerror(err));
+        return -err;
+    }
+    return xlft_logr_open_fp(out, fp, path, msg, msglen);
+}
+
+int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
+                   uint32_t *nrec, uint64_t *first_seq,
+                   char *msg, size_t msglen)
+{
+    uint8_t *h = r->buf;
+    uint32_t plen, count, flags, scanned;
+    uint64_t seq;
+    size_t got;
+    int rc, n;
+
+    if (r->ended)
+        return 0;
+    rc = read_exact(r, h, BLOCK_HDR_SIZE, &got);
+    if (rc < 0) {
+        say(msg, msglen, "%s: read error at offset %" PRIu64, r->name, r->off);
+        return rc;
+    }
+    if (rc == 0) {
+        say(msg, msglen, "%s: log ends after record %" PRIu64
+            " without an end marker (truncated)", r->name, r->seq);
+        return -ENODATA;
+    }
+    plen = get_le32(h + 4);
+    seq = get_le64(h + 8);
+    count = get_le32(h + 16);
+    flags = get_le32(h + 20);
+    if (get_le32(h) != BLOCK_MAGIC) {
+        say(msg, msglen, "%s: no block at offset %" PRIu64
+            " (after record %" PRIu64 "): bad magic", r->name, r->off, r->seq);
+        return -EBADMSG;
+    }
+    if (plen > XLFT_LOG_BLOCK_MAX) {
+        say(msg, msglen, "%s: block at offset %" PRIu64 " claims %" PRIu32
+            " bytes, more than the %u allowed", r->name, r->off, plen,
+            XLFT_LOG_BLOCK_MAX);
+        return -EBADMSG;
+    }
+    rc = read_exact(r, h + BLOCK_HDR_SIZE, plen, &got);
+    if (rc <= 0) {
+        say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
+            PRIu64 ") is cut after %zu of %" PRIu32 " bytes (truncated)",
+            r->name, r->off, r->seq + 1, got, plen);
+        return rc < 0 ? rc : -ENODATA;
+    }
+    if (get_le64(h + 24) != block_hash(h, h + BLOCK_HDR_SIZE, plen)) {
+        say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
+            PRIu64 "): checksum mismatch", r->name, r->off, r->seq + 1);
+        return -EBADMSG;
+    }
+    if (seq != r->seq + 1 || (flags & ~BLOCK_F_END)) {
+        say(msg, msglen, "%s: block at offset %" PRIu64 " starts at record %"
+            PRIu64 ", expected %" PRIu64, r->name, r->off, seq, r->seq + 1);
+        return -EBADMSG;
+    }
+    n = ft_log_scan(h + BLOCK_HDR_SIZE, plen, &scanned);
+    if (n < 0 || (uint32_t)n != plen || scanned != count ||
+        ((flags & BLOCK_F_END) && count)) {
+        say(msg, msglen, "%s: block at offset %" PRIu64 ": %s at record %"
+            PRIu64, r->name, r->off,
+            n < 0 ? "malformed record" : "record count or length mismatch",
+            seq + scanned);
+        return -EBADMSG;
+    }
+    r->off += BLOCK_HDR_SIZE + plen;
+    if (flags & BLOCK_F_END) {
+        r->ended = true;
+        if (fgetc(r->fp) != EOF) {
+            say(msg, msglen, "%s: data after the end marker at offset %"
+                PRIu64, r->name, r->off);
+            return -EBADMSG;
+        }
+        return 0;
+    }
+    r->seq += count;
+    *recs = h + BLOCK_HDR_SIZE;
+    *len = plen;
+    *nrec = count;
+    *first_seq = seq;
+    return 1;
+}
+
+void xlft_logr_close(struct xlft_logr *r)
+{
+    if (!r)
+        return;
+    if (r->fp)
+        fclose(r->fp);
+    free(r->buf);
+    free(r->name);
+    free(r);
+}
