@@ -115,7 +115,8 @@ static int fill(struct ft_replayer *rp)
         return malformed(rp, rc);
     if ( rp->next.size > (uint32_t)avail )
         return FT_EAGAIN;
-    rp->next.u.dma.data = NULL;  /* DMA data is read from the ring */
+    if ( rp->next.kind == FT_K_DMA )
+        rp->next.u.dma.data = NULL;  /* the data is read from the ring */
     rp->have_next = true;
     return FT_OK;
 }

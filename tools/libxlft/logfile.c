@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define XXH_STATIC_LINKING_ONLY  /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 #include "ft_log.h"
@@ -21,7 +20,7 @@
 #define FILE_MAGIC    "XENFTLOG"
 #define FILE_HDR_SIZE 32u
 #define BLOCK_MAGIC   0x4b4c4258u      /* "XBLK" little-endian */
-#define BLOCK_HDR_SIZE 32u
+#define BLOCK_HDR_SIZE 40u
 #define BLOCK_F_END   1u
 
 struct xlft_logw {
@@ -85,17 +84,6 @@ static void say(char *msg, size_t msglen, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The header's first 24 bytes, then the payload, under one hash. */
-static uint64_t block_hash(const uint8_t *hdr, const uint8_t *payload,
-                           size_t len)
-{
-    XXH3_state_t st;
-
-    XXH3_64bits_reset(&st);
-    XXH3_64bits_update(&st, hdr, 24);
-    XXH3_64bits_update(&st, payload, len);
-    return XXH3_64bits_digest(&st);
-}
 
 static int write_all(struct xlft_logw *w, const void *p, size_t n,
                      char *msg, size_t msglen)
@@ -119,7 +107,8 @@ static int write_block(struct xlft_logw *w, uint32_t flags,
     put_le64(h + 8, w->block_seq);
     put_le32(h + 16, w->nrec);
     put_le32(h + 20, flags);
-    put_le64(h + 24, block_hash(h, h + BLOCK_HDR_SIZE, w->len));
+    put_le64(h + 24, XXH3_64bits(h + BLOCK_HDR_SIZE, w->len));
+    put_le64(h + 32, XXH3_64bits(h, 32));
     errno = 0;
     int rc = write_all(w, h, BLOCK_HDR_SIZE + w->len, msg, msglen);
     if (rc)
@@ -348,6 +337,14 @@ int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
             " without an end marker (truncated)", r->name, r->seq);
         return -ENODATA;
     }
+    /* The header has its own checksum so that a damaged length is
+     * reported as damage, not as a cut file. */
+    if (get_le64(h + 32) != XXH3_64bits(h, 32)) {
+        say(msg, msglen, "%s: block header at offset %" PRIu64
+            " (after record %" PRIu64 ") is damaged", r->name, r->off,
+            r->seq);
+        return -EBADMSG;
+    }
     plen = get_le32(h + 4);
     seq = get_le64(h + 8);
     count = get_le32(h + 16);
@@ -370,7 +367,7 @@ int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
             r->name, r->off, r->seq + 1, got, plen);
         return rc < 0 ? rc : -ENODATA;
     }
-    if (get_le64(h + 24) != block_hash(h, h + BLOCK_HDR_SIZE, plen)) {
+    if (get_le64(h + 24) != XXH3_64bits(h + BLOCK_HDR_SIZE, plen)) {
         say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
             PRIu64 "): checksum mismatch", r->name, r->off, r->seq + 1);
         return -EBADMSG;

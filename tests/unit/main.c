@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * main.c - runs every unit suite; the exit status is non-zero if any
+ * test failed, so `make check` stops on it.
+ */
+#include <stdio.h>
+
+#include <CUnit/Basic.h>
+
+#include "unit.h"
+
+int main(void)
+{
+    unsigned int failed;
+
+    if (CU_initialize_registry() != CUE_SUCCESS) {
+        fprintf(stderr, "unit tests: cannot initialise CUnit\n");
+        return 2;
+    }
+    register_log_tests();
+    register_ring_tests();
+    register_replay_tests();
+    register_logfile_tests();
+    register_stress_tests();
+
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
+    if (CU_get_error() != CUE_SUCCESS)
+        failed++;
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
