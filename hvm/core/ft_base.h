@@ -27,6 +27,9 @@
  */
 typedef uint64_t ft_u64 __attribute__((__aligned__(8)));
 
+/* For the few functions on the record path that must fold per kind. */
+#define ft_always_inline inline __attribute__((__always_inline__))
+
 #define FT_OK            0
 #define FT_EAGAIN      (-11)   /* nothing to do yet: wait and retry */
 #define FT_EINVAL      (-22)   /* bad argument from the caller */

@@ -1,77 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ft_log.c - encode and decode log records (layout: FORMAT.md).
- *
- * The first byte of a record is
- *
- *   bit 0-3  kind
- *   bit 4-5  rip: 0 = zigzag varint delta from the last rip follows,
- *                 1..3 = same as the 1st..3rd most recently used rip
- *   bit 6    rcx: 1 = zigzag varint delta from the last rcx follows
- *   bit 7    k: a per-kind "same as last time" bit
- *
- * then the progress count as a varint delta from the last record's,
- * the rip and rcx deltas if any, and the kind's payload.
+ * ft_log.c - encode and decode log records (layout: FORMAT.md; the
+ * encoder itself is inline in ft_log_impl.h).
  */
-#include "ft_log.h"
-
-#define H_KIND_MASK     0x0fu
-#define H_RIP_SHIFT     4
-#define H_RIP_MASK      0x30u
-#define H_RCX           0x40u
-#define H_K             0x80u
-
-#define EV_CR2          0x80u   /* FT_K_EVENT type byte: cr2 follows */
+#include "ft_log_impl.h"
 
 static const struct ft_codec zero_codec;
-
-static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-    while ( v >= 0x80 )
-    {
-        *p++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-
-static inline uint64_t zigzag(uint64_t d)
-{
-    return (d << 1) ^ (0 - (d >> 63));
-}
-
-static inline uint64_t unzigzag(uint64_t z)
-{
-    return (z >> 1) ^ (0 - (z & 1));
-}
-
-static inline uint8_t *put_le(uint8_t *p, uint64_t v, unsigned int n)
-{
-    unsigned int i;
-
-    for ( i = 0; i < n; i++ )
-        *p++ = (uint8_t)(v >> (8 * i));
-    return p;
-}
-
-/* Size codes: PIO 1/2/4, MMIO 1/2/4/8, RAND 2/4/8. */
-static inline int size_code(unsigned int size, unsigned int smallest,
-                            unsigned int largest)
-{
-    int code = 0;
-    unsigned int s;
-
-    for ( s = smallest; s <= largest; s <<= 1, code++ )
-        if ( s == size )
-            return code;
-    return -1;
-}
-
-static inline bool fits(uint64_t v, unsigned int size)
-{
-    return size >= 8 || (v >> (8 * size)) == 0;
-}
 
 void ft_codec_init(struct ft_codec *c)
 {
@@ -81,132 +15,12 @@ void ft_codec_init(struct ft_codec *c)
 int ft_log_encode(const struct ft_codec *c, const struct ft_log_rec *r,
                   uint8_t *out)
 {
-    uint8_t *p = out + 1;
-    unsigned int h = r->kind;
-    int code;
+    return ft_log_encode_inline(c, r, out, ft_rip_slot(c, r->pt.rip));
+}
 
-    if ( r->kind >= FT_K_NR || r->pt.count < c->count )
-        return FT_EINVAL;
-
-    p = put_varint(p, r->pt.count - c->count);
-    if ( r->pt.rip == c->rip[0] )
-        h |= 1u << H_RIP_SHIFT;
-    else if ( r->pt.rip == c->rip[1] )
-        h |= 2u << H_RIP_SHIFT;
-    else if ( r->pt.rip == c->rip[2] )
-        h |= 3u << H_RIP_SHIFT;
-    else
-        p = put_varint(p, zigzag(r->pt.rip - c->rip[0]));
-    if ( r->pt.rcx != c->rcx )
-    {
-        h |= H_RCX;
-        p = put_varint(p, zigzag(r->pt.rcx - c->rcx));
-    }
-
-    switch ( r->kind )
-    {
-    case FT_K_EXTINT:
-        if ( r->u.intr.vector == c->vector )
-            h |= H_K;
-        else
-            *p++ = r->u.intr.vector;
-        break;
-
-    case FT_K_EVENT:
-        if ( r->u.event.type > FT_EV_TYPE_MAX )
-            return FT_EINVAL;
-        *p++ = r->u.event.type | (r->u.event.has_cr2 ? EV_CR2 : 0);
-        *p++ = r->u.event.vector;
-        *p++ = r->u.event.insn_len;
-        if ( r->u.event.has_errcode )
-        {
-            h |= H_K;
-            p = put_varint(p, r->u.event.errcode);
-        }
-        if ( r->u.event.has_cr2 )
-            p = put_varint(p, r->u.event.cr2);
-        break;
-
-    case FT_K_TSC:
-    {
-        uint64_t d1 = r->u.tsc.value - c->tsc;
-        uint64_t z1 = zigzag(d1), z2 = zigzag(d1 - c->tsc_delta);
-
-        if ( z2 < z1 )
-        {
-            h |= H_K;
-            z1 = z2;
-        }
-        p = put_varint(p, z1);
-        break;
-    }
-
-    case FT_K_MSR:
-        if ( r->u.msr.index == c->msr_index )
-            h |= H_K;
-        else
-            p = put_varint(p, r->u.msr.index);
-        p = put_varint(p, r->u.msr.value);
-        break;
-
-    case FT_K_PIO:
-        code = size_code(r->u.pio.size, 1, 4);
-        if ( code < 0 || !fits(r->u.pio.value, r->u.pio.size) )
-            return FT_EINVAL;
-        if ( r->u.pio.port == c->pio_port && r->u.pio.size == c->pio_size )
-            h |= H_K;
-        else
-            p = put_varint(p, ((uint64_t)r->u.pio.port << 2) | code);
-        p = put_varint(p, r->u.pio.value);
-        break;
-
-    case FT_K_MMIO:
-        code = size_code(r->u.mmio.size, 1, 8);
-        if ( code < 0 || (r->u.mmio.gpa >> 62) ||
-             !fits(r->u.mmio.value, r->u.mmio.size) )
-            return FT_EINVAL;
-        if ( r->u.mmio.gpa == c->mmio_gpa &&
-             r->u.mmio.size == c->mmio_size )
-            h |= H_K;
-        else
-            p = put_varint(p, (r->u.mmio.gpa << 2) | code);
-        p = put_varint(p, r->u.mmio.value);
-        break;
-
-    case FT_K_RAND:
-        code = size_code(r->u.rand.size, 2, 8);
-        if ( code < 0 || !fits(r->u.rand.value, r->u.rand.size) )
-            return FT_EINVAL;
-        if ( r->u.rand.seed )
-            h |= H_K;
-        *p++ = (uint8_t)code;
-        p = put_le(p, r->u.rand.value, r->u.rand.size);
-        break;
-
-    case FT_K_DMA:
-        if ( r->u.dma.len == 0 || r->u.dma.len > FT_DMA_MAX )
-            return FT_EINVAL;
-        p = put_varint(p, r->u.dma.gpa);
-        p = put_varint(p, r->u.dma.len);
-        break;
-
-    case FT_K_SYNC:
-        p = put_le(p, r->u.sync.hash, 8);
-        break;
-
-    case FT_K_OUTPUT:
-        if ( r->u.output.id == c->output_id + 1 )
-            h |= H_K;
-        else
-            p = put_varint(p, r->u.output.id);
-        break;
-
-    default: /* NMI, HLT_WAKE, PROGRESS: the point is all there is. */
-        break;
-    }
-
-    out[0] = (uint8_t)h;
-    return (int)(p - out);
+void ft_codec_advance(struct ft_codec *c, const struct ft_log_rec *r)
+{
+    ft_codec_advance_inline(c, r, ft_rip_slot(c, r->pt.rip));
 }
 
 /* Decoding: a cursor over the input that never reads past its end. */
@@ -283,10 +97,15 @@ int ft_log_decode_head(const struct ft_codec *c, const uint8_t *buf,
         bad(&s);
     ripmode = (h & H_RIP_MASK) >> H_RIP_SHIFT;
     if ( ripmode )
+    {
         r->pt.rip = b->rip[ripmode - 1];
+        r->pt.rcx = b->rcx[ripmode - 1];
+    }
     else
-        r->pt.rip = b->rip[0] + unzigzag(get_varint(&s));
-    r->pt.rcx = b->rcx;
+    {
+        r->pt.rip = b->rip[b->rip_last] + unzigzag(get_varint(&s));
+        r->pt.rcx = b->rcx[b->rip_last];
+    }
     if ( h & H_RCX )
         r->pt.rcx += unzigzag(get_varint(&s));
 
@@ -442,48 +261,6 @@ int ft_log_decode(const struct ft_codec *c, const uint8_t *buf,
     if ( n > 0 && (uint32_t)n > len )
         return FT_EMORE;
     return n;
-}
-
-void ft_codec_advance(struct ft_codec *c, const struct ft_log_rec *r)
-{
-    uint64_t rip = r->pt.rip;
-
-    c->count = r->pt.count;
-    if ( rip != c->rip[0] )
-    {
-        if ( rip != c->rip[1] )
-            c->rip[2] = c->rip[1];
-        c->rip[1] = c->rip[0];
-        c->rip[0] = rip;
-    }
-    c->rcx = r->pt.rcx;
-
-    switch ( r->kind )
-    {
-    case FT_K_EXTINT:
-        c->vector = r->u.intr.vector;
-        break;
-    case FT_K_TSC:
-        c->tsc_delta = r->u.tsc.value - c->tsc;
-        c->tsc = r->u.tsc.value;
-        break;
-    case FT_K_MSR:
-        c->msr_index = r->u.msr.index;
-        break;
-    case FT_K_PIO:
-        c->pio_port = r->u.pio.port;
-        c->pio_size = r->u.pio.size;
-        break;
-    case FT_K_MMIO:
-        c->mmio_gpa = r->u.mmio.gpa;
-        c->mmio_size = r->u.mmio.size;
-        break;
-    case FT_K_OUTPUT:
-        c->output_id = r->u.output.id;
-        break;
-    default:
-        break;
-    }
 }
 
 int ft_log_scan(const uint8_t *buf, uint32_t len, uint32_t *nrec)

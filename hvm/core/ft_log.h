@@ -78,8 +78,8 @@ struct ft_log_rec {
 /* Delta-coding state.  Zero it (ft_codec_init) at the start of a log. */
 struct ft_codec {
     uint64_t count;
-    uint64_t rip[3];             /* most recently used first */
-    uint64_t rcx;
+    uint64_t rip[3];             /* rips seen lately, each in a slot */
+    uint64_t rcx[3];             /* rcx of the last record at rip[i] */
     uint64_t tsc;
     uint64_t tsc_delta;
     uint64_t mmio_gpa;
@@ -89,6 +89,8 @@ struct ft_codec {
     uint8_t pio_size;
     uint8_t mmio_size;
     uint8_t vector;
+    uint8_t rip_last;            /* slot of the last record's rip */
+    uint8_t rip_next;            /* slot the next new rip takes */
 };
 
 void ft_codec_init(struct ft_codec *c);

@@ -2,11 +2,15 @@
 /*
  * ft_recorder.c - append records to the record ring.
  *
- * The common case encodes straight into the ring; only near the end of
- * the data area or of the free space does a record go through a buffer
- * on the stack.  The codec state advances only once a record is in the
- * ring, so FT_EFULL leaves everything as it was.
+ * Records are encoded straight into the ring; only near the end of the
+ * data area or of the free space does one go through a buffer.
+ * The codec state advances only once a record is in the ring, so
+ * FT_EFULL leaves everything as it was.
+ *
+ * append() is inlined into each per-kind call, where the kind is a
+ * constant: the encoder's switch then folds away.
  */
+#include "ft_log_impl.h"
 #include "ft_recorder.h"
 
 void ft_recorder_init(struct ft_recorder *rec, struct ft_ring *ring)
@@ -20,10 +24,41 @@ uint64_t ft_recorder_seq(const struct ft_recorder *rec)
     return rec->ring->seq;
 }
 
-int ft_record(struct ft_recorder *rec, const struct ft_log_rec *r)
+/*
+ * Near the end of the data area or of the free space, a record goes
+ * through a buffer.  Rare, so out of line; the record comes by value so
+ * that the common path need not keep it in memory, and nothing of it is
+ * live across this call.
+ */
+static int __attribute__((__noinline__, __cold__))
+append_slow(struct ft_recorder *rec, struct ft_log_rec r, uint32_t dlen)
+{
+    struct ft_ring *ring = rec->ring;
+    uint8_t head[FT_LOG_HEAD_MAX];
+    int n, space;
+
+    n = ft_log_encode(&rec->codec, &r, head);
+    if ( n < 0 )
+        return n;
+    space = ft_ring_space(ring);
+    if ( space >= 0 && (uint32_t)space < n + dlen )
+        space = ft_ring_stall(ring, n + dlen);
+    if ( space < 0 )
+        return space;
+    ft_ring_write(ring, 0, head, (uint32_t)n);
+    if ( dlen )
+        ft_ring_write(ring, (uint32_t)n, r.u.dma.data, dlen);
+    ft_ring_publish(ring, (uint32_t)n + dlen, 1);
+    ft_codec_advance(&rec->codec, &r);
+    return FT_OK;
+}
+
+static ft_always_inline int append(struct ft_recorder *rec,
+                                   const struct ft_log_rec *r)
 {
     struct ft_ring *ring = rec->ring;
     uint32_t dlen = r->kind == FT_K_DMA ? r->u.dma.len : 0;
+    int slot;
     uint8_t *p;
     int n;
 
@@ -31,35 +66,23 @@ int ft_record(struct ft_recorder *rec, const struct ft_log_rec *r)
         return FT_EINVAL;
 
     p = ft_ring_reserve(ring, FT_LOG_HEAD_MAX + dlen);
-    if ( p )
-    {
-        n = ft_log_encode(&rec->codec, r, p);
-        if ( n < 0 )
-            return n;
-        if ( dlen )
-            ft_ring_write(ring, (uint32_t)n, r->u.dma.data, dlen);
-    }
-    else
-    {
-        uint8_t head[FT_LOG_HEAD_MAX];
-        int space;
+    if ( !p )
+        return append_slow(rec, *r, dlen);
 
-        n = ft_log_encode(&rec->codec, r, head);
-        if ( n < 0 )
-            return n;
-        space = ft_ring_space(ring);
-        if ( space >= 0 && (uint32_t)space < n + dlen )
-            space = ft_ring_stall(ring, n + dlen);
-        if ( space < 0 )
-            return space;
-        ft_ring_write(ring, 0, head, (uint32_t)n);
-        if ( dlen )
-            ft_ring_write(ring, (uint32_t)n, r->u.dma.data, dlen);
-    }
-
+    slot = ft_rip_slot(&rec->codec, r->pt.rip);
+    n = ft_log_encode_inline(&rec->codec, r, p, slot);
+    if ( n < 0 )
+        return n;
+    if ( dlen )
+        ft_ring_write(ring, (uint32_t)n, r->u.dma.data, dlen);
     ft_ring_publish(ring, (uint32_t)n + dlen, 1);
-    ft_codec_advance(&rec->codec, r);
+    ft_codec_advance_inline(&rec->codec, r, slot);
     return FT_OK;
+}
+
+int ft_record(struct ft_recorder *rec, const struct ft_log_rec *r)
+{
+    return append(rec, r);
 }
 
 static inline void at(struct ft_log_rec *r, unsigned int kind,
@@ -76,7 +99,7 @@ int ft_record_extint(struct ft_recorder *rec, const struct ft_point *pt,
 
     at(&r, FT_K_EXTINT, pt);
     r.u.intr.vector = vector;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_nmi(struct ft_recorder *rec, const struct ft_point *pt)
@@ -84,7 +107,7 @@ int ft_record_nmi(struct ft_recorder *rec, const struct ft_point *pt)
     struct ft_log_rec r;
 
     at(&r, FT_K_NMI, pt);
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_event(struct ft_recorder *rec, const struct ft_point *pt,
@@ -101,7 +124,7 @@ int ft_record_event(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.event.errcode = errcode ? *errcode : 0;
     r.u.event.has_cr2 = cr2 != NULL;
     r.u.event.cr2 = cr2 ? *cr2 : 0;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_tsc(struct ft_recorder *rec, const struct ft_point *pt,
@@ -111,7 +134,7 @@ int ft_record_tsc(struct ft_recorder *rec, const struct ft_point *pt,
 
     at(&r, FT_K_TSC, pt);
     r.u.tsc.value = value;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_msr(struct ft_recorder *rec, const struct ft_point *pt,
@@ -122,7 +145,7 @@ int ft_record_msr(struct ft_recorder *rec, const struct ft_point *pt,
     at(&r, FT_K_MSR, pt);
     r.u.msr.index = index;
     r.u.msr.value = value;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_pio(struct ft_recorder *rec, const struct ft_point *pt,
@@ -134,7 +157,7 @@ int ft_record_pio(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.pio.port = port;
     r.u.pio.size = size;
     r.u.pio.value = value;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_mmio(struct ft_recorder *rec, const struct ft_point *pt,
@@ -146,7 +169,7 @@ int ft_record_mmio(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.mmio.gpa = gpa;
     r.u.mmio.size = size;
     r.u.mmio.value = value;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_rand(struct ft_recorder *rec, const struct ft_point *pt,
@@ -158,7 +181,7 @@ int ft_record_rand(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.rand.seed = seed;
     r.u.rand.size = size;
     r.u.rand.value = value;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_dma(struct ft_recorder *rec, const struct ft_point *pt,
@@ -170,7 +193,7 @@ int ft_record_dma(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.dma.gpa = gpa;
     r.u.dma.len = len;
     r.u.dma.data = data;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_hlt_wake(struct ft_recorder *rec, const struct ft_point *pt)
@@ -178,7 +201,7 @@ int ft_record_hlt_wake(struct ft_recorder *rec, const struct ft_point *pt)
     struct ft_log_rec r;
 
     at(&r, FT_K_HLT_WAKE, pt);
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_progress(struct ft_recorder *rec, const struct ft_point *pt)
@@ -186,7 +209,7 @@ int ft_record_progress(struct ft_recorder *rec, const struct ft_point *pt)
     struct ft_log_rec r;
 
     at(&r, FT_K_PROGRESS, pt);
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_sync(struct ft_recorder *rec, const struct ft_point *pt,
@@ -196,7 +219,7 @@ int ft_record_sync(struct ft_recorder *rec, const struct ft_point *pt,
 
     at(&r, FT_K_SYNC, pt);
     r.u.sync.hash = hash;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }
 
 int ft_record_output(struct ft_recorder *rec, const struct ft_point *pt,
@@ -206,5 +229,5 @@ int ft_record_output(struct ft_recorder *rec, const struct ft_point *pt,
 
     at(&r, FT_K_OUTPUT, pt);
     r.u.output.id = id;
-    return ft_record(rec, &r);
+    return append(rec, &r);
 }

@@ -57,7 +57,8 @@ int ft_ring_init(struct ft_ring *r, void *mem, uint32_t mem_size,
     r->hdr = h;
     r->data = p + FT_RING_HDR_SIZE;
     r->size = size;
-    r->prod = r->cons = r->peer = 0;
+    r->prod = r->cons = 0;
+    r->room = 0;
     r->seq = 0;
     r->waiting = 0;
     return FT_OK;
@@ -95,45 +96,11 @@ int ft_ring_attach(struct ft_ring *r, void *mem, uint32_t mem_size,
     r->prod = prod;
     r->cons = cons;
     r->waiting = 0;
-    if ( owner_produces(role) )
-    {
-        /* We are the consumer. */
-        r->peer = prod;
-        r->seq = ft_load_relaxed(&h->cons_seq);
-    }
-    else
-    {
-        r->peer = cons;
-        r->seq = ft_load_relaxed(&h->prod_seq);
-    }
+    r->room = 0;
+    /* The attaching side consumes a record ring and produces a replay ring. */
+    r->seq = owner_produces(role) ? ft_load_relaxed(&h->cons_seq)
+                                  : ft_load_relaxed(&h->prod_seq);
     return FT_OK;
-}
-
-int ft_ring_space(struct ft_ring *r)
-{
-    uint32_t cons = ft_load_acquire(&r->hdr->cons);
-
-    if ( r->prod - cons > r->size )
-        return FT_EPROTO;
-    r->peer = cons;
-    return (int)(r->size - (r->prod - cons));
-}
-
-uint8_t *ft_ring_reserve(struct ft_ring *r, uint32_t len)
-{
-    uint32_t off = ring_off(r, r->prod);
-
-    if ( r->size - off < len )
-        return NULL;
-    /* The cached consumer index can only understate the free space. */
-    if ( r->size - (r->prod - r->peer) < len )
-    {
-        int space = ft_ring_space(r);
-
-        if ( space < 0 || (uint32_t)space < len )
-            return NULL;
-    }
-    return r->data + off;
 }
 
 void ft_ring_write(struct ft_ring *r, uint32_t off, const void *src,
@@ -146,19 +113,6 @@ void ft_ring_write(struct ft_ring *r, uint32_t off, const void *src,
         first = len;
     copy_bytes(r->data + pos, src, first);
     copy_bytes(r->data, (const uint8_t *)src + first, len - first);
-}
-
-void ft_ring_publish(struct ft_ring *r, uint32_t len, uint32_t nrec)
-{
-    r->prod += len;
-    r->seq += nrec;
-    ft_store_relaxed(&r->hdr->prod_seq, r->seq);
-    ft_store_release(&r->hdr->prod, r->prod);
-    if ( r->waiting )
-    {
-        ft_flag_clear(&r->hdr->flags, r->waiting);
-        r->waiting = 0;
-    }
 }
 
 int ft_ring_stall(struct ft_ring *r, uint32_t need)
@@ -191,7 +145,6 @@ int ft_ring_avail(struct ft_ring *r)
 
     if ( prod - r->cons > r->size )
         return FT_EPROTO;
-    r->peer = prod;
     return (int)(prod - r->cons);
 }
 

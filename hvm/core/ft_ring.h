@@ -12,6 +12,7 @@
 #define FT_RING_H
 
 #include "ft_abi.h"
+#include "ft_atomic.h"
 
 struct ft_ring {
     struct ft_ring_hdr *hdr;
@@ -19,7 +20,7 @@ struct ft_ring {
     uint32_t size;               /* data area, power of two */
     uint32_t prod;               /* producer: what it has published */
     uint32_t cons;               /* consumer: what it has consumed */
-    uint32_t peer;               /* last checked index of the other side */
+    uint32_t room;               /* producer: contiguous bytes known free */
     uint64_t seq;                /* last record published or consumed */
     uint32_t waiting;            /* FT_RING_F_* flag this side has set */
 };
@@ -44,20 +45,62 @@ int ft_ring_attach(struct ft_ring *r, void *mem, uint32_t mem_size,
 /* Producer. */
 
 /* Bytes free, or FT_EPROTO if the consumer's index is impossible. */
-int ft_ring_space(struct ft_ring *r);
+static inline int ft_ring_space(struct ft_ring *r)
+{
+    uint32_t cons = ft_load_acquire(&r->hdr->cons);
+    uint32_t space, contig;
+
+    if ( r->prod - cons > r->size )
+    {
+        r->room = 0;
+        return FT_EPROTO;
+    }
+    space = r->size - (r->prod - cons);
+    contig = r->size - (r->prod & (r->size - 1));
+    r->room = space < contig ? space : contig;
+    return (int)space;
+}
 
 /*
  * A pointer to 'len' free bytes that are contiguous in the data area, or
- * NULL if there are not (the caller then uses ft_ring_write).
+ * NULL if there are not (the caller then uses ft_ring_write).  Inline,
+ * as is ft_ring_publish: they are on the path of every record.
  */
-uint8_t *ft_ring_reserve(struct ft_ring *r, uint32_t len);
+static inline uint8_t *ft_ring_reserve(struct ft_ring *r, uint32_t len)
+{
+    /* 'room' can only understate: recompute it when it looks short. */
+    if ( r->room < len && (ft_ring_space(r) < 0 || r->room < len) )
+        return NULL;
+    return r->data + (r->prod & (r->size - 1));
+}
 
-/* Copy into the unpublished area, 'off' bytes past the last record. */
+/*
+ * Copy into the unpublished area, 'off' bytes past the last record.  The
+ * producer publishes only what it checked was free (ft_ring_reserve or
+ * ft_ring_space).
+ */
 void ft_ring_write(struct ft_ring *r, uint32_t off, const void *src,
                    uint32_t len);
 
 /* Make 'len' bytes holding 'nrec' whole records visible to the consumer. */
-void ft_ring_publish(struct ft_ring *r, uint32_t len, uint32_t nrec);
+static inline void ft_ring_publish(struct ft_ring *r, uint32_t len,
+                                   uint32_t nrec)
+{
+    struct ft_ring_hdr *h = r->hdr;
+    uint32_t prod = r->prod + len;
+    uint64_t seq = r->seq + nrec;
+
+    r->prod = prod;
+    r->seq = seq;
+    r->room = len <= r->room ? r->room - len : 0;
+    ft_store_relaxed(&h->prod_seq, seq);
+    ft_store_release(&h->prod, prod);
+    if ( r->waiting )
+    {
+        ft_flag_clear(&h->flags, r->waiting);
+        r->waiting = 0;
+    }
+}
 
 /*
  * The ring has less than 'need' bytes free: mark the producer stalled.

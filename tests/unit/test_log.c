@@ -311,12 +311,12 @@ static void test_idle_tick_size(void)
         uint64_t jitter = prng_next(&prng) % 60000;  /* up to 20 us */
 
         count += 40 + prng_next(&prng) % 360;
-        r = at(FT_K_EXTINT, count, 0x100010, 0);
+        r = at(FT_K_EXTINT, count, 0x100010, 0xffff888003a1b2c0ull);
         r.u.intr.vector = 0x20;
         bytes += (unsigned long)ft_log_encode(&c, &r, buf);
         ft_codec_advance(&c, &r);
         count += 12;
-        r = at(FT_K_TSC, count, 0x100200, 0);
+        r = at(FT_K_TSC, count, 0x100200, 0x1234);
         r.u.tsc.value = tsc + 3000000ull * (uint64_t)i + jitter;
         bytes += (unsigned long)ft_log_encode(&c, &r, buf);
         ft_codec_advance(&c, &r);

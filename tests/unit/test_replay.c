@@ -68,9 +68,10 @@ static void test_faithful(void)
 
     /* Push the ring's indices close to the end so the DMA wraps. */
     moved = FT_RING_MIN_DATA - 1500;
-    g.peer.prod = g.peer.cons = g.peer.peer = moved;
+    g.peer.prod = g.peer.cons = moved;
+    g.peer.room = 0;
     g.peer.hdr->prod = g.peer.hdr->cons = moved;
-    g.own.prod = g.own.cons = g.own.peer = moved;
+    g.own.prod = g.own.cons = moved;
 
     ASSERT_RC(ft_record_tsc(&g.rec, P(100, 0x1000, 0), 5000), FT_OK);
     ASSERT_RC(ft_record_pio(&g.rec, P(150, 0x1010, 0), 0x3fd, 1, 0x60),
