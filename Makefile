@@ -37,7 +37,7 @@ san_CFLAGS  := -O1 -g -fno-omit-frame-pointer \
 san_LDFLAGS := -fsanitize=address,undefined
 
 .PHONY: all deps deps-check deps-bench check check-unit check-san \
-        check-freestanding check-fuzz bench install clean
+        check-freestanding check-fuzz fuzz-corpus bench install clean
 .DEFAULT_GOAL := all
 
 all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a
@@ -115,6 +115,14 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) \
                  $(wildcard hvm/core/*.h tools/libxlft/include/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< $(CORE_SRC) $(XLFT_SRC) -o $@ $(LIBS)
+# The seeds are committed; this writes them again from the real encoder
+# (deterministically) after a format change.
+fuzz-corpus: deps
+	@mkdir -p $(BUILD)
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) tests/fuzz/mkcorpus.c \
+		$(CORE_SRC) $(XLFT_SRC) -o $(BUILD)/mkcorpus $(LIBS)
+	rm -rf tests/fuzz/corpus && $(BUILD)/mkcorpus tests/fuzz/corpus
+
 check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 	@for t in $(FUZZ_TARGETS); do \
 		sh tests/fuzz/run.sh $(BUILD)/fuzz/$$t tests/fuzz/corpus/$$t \

@@ -52,7 +52,12 @@ static uint64_t get_varint(struct cur *s)
         }
         v |= (uint64_t)(b & 0x7f) << shift;
         if ( !(b & 0x80) )
+        {
+            /* One encoding per value: no trailing zero groups. */
+            if ( b == 0 && shift )
+                s->err = s->err ? s->err : FT_EBADMSG;
             return v;
+        }
     }
 }
 
@@ -279,6 +284,31 @@ int ft_log_scan(const uint8_t *buf, uint32_t len, uint32_t *nrec)
             *nrec = n;
             return sz;
         }
+        off += (uint32_t)sz;
+        n++;
+    }
+    *nrec = n;
+    return (int)off;
+}
+
+int ft_log_check(struct ft_codec *c, const uint8_t *buf, uint32_t len,
+                 uint32_t *nrec)
+{
+    struct ft_log_rec r;
+    uint32_t off = 0, n = 0;
+
+    while ( off < len )
+    {
+        int sz = ft_log_decode(c, buf + off, len - off, &r);
+
+        if ( sz == FT_EMORE )
+            break;
+        if ( sz < 0 )
+        {
+            *nrec = n;
+            return sz;
+        }
+        ft_codec_advance(c, &r);
         off += (uint32_t)sz;
         n++;
     }

@@ -132,6 +132,16 @@ void ft_codec_advance(struct ft_codec *c, const struct ft_log_rec *r);
  */
 int ft_log_scan(const uint8_t *buf, uint32_t len, uint32_t *nrec);
 
+/*
+ * The same, but decoding every value against 'c' and advancing it past
+ * each whole record: a record that is malformed only in the light of
+ * the records before it (a "same port as last time" with no last time,
+ * a count that wraps) is refused too.  What a log writer or reader uses
+ * before it stores or hands out records.
+ */
+int ft_log_check(struct ft_codec *c, const uint8_t *buf, uint32_t len,
+                 uint32_t *nrec);
+
 /* True for kinds the vCPU asks for (synchronous): TSC, MSR, PIO, MMIO,
  * RAND, OUTPUT.  The others happen to the vCPU at a recorded point. */
 bool ft_log_kind_is_sync(unsigned int kind);

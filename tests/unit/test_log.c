@@ -231,6 +231,14 @@ static void test_malformed(void)
     ovf[10] = 0x01;                    /* exactly 2^64 - 1: fine */
     ASSERT_RC(decode_bytes(ovf, 11), 11);
 
+    /* Over-long varints: every value has one spelling. */
+    uint8_t longz[] = { FT_K_NMI | 0x10, 0x80, 0x00 };
+    ASSERT_RC(decode_bytes(longz, sizeof(longz)), FT_EBADMSG);
+    uint8_t long5[] = { FT_K_NMI | 0x10, 0x85, 0x80, 0x00 };
+    ASSERT_RC(decode_bytes(long5, sizeof(long5)), FT_EBADMSG);
+    uint8_t ok5[] = { FT_K_NMI | 0x10, 0x85, 0x01 };
+    ASSERT_RC(decode_bytes(ok5, sizeof(ok5)), 3);
+
     /* Count overflow: a delta that wraps the counter. */
     struct ft_codec c;
     ft_codec_init(&c);
@@ -293,6 +301,27 @@ static void test_malformed(void)
     ASSERT_RC(ft_log_scan(two, sizeof(two), &nrec), FT_EBADMSG);
     CU_ASSERT_EQUAL(nrec, 1);
     ASSERT_RC(ft_log_scan(two, 2, &nrec), 2);
+    CU_ASSERT_EQUAL(nrec, 1);
+
+    /* Malformed only given what came before: scan passes, check does not. */
+    uint8_t pio2[] = { FT_K_PIO | 0x10, 1, 0x00, 0x07,
+                       FT_K_PIO | 0x10 | 0x80, 1, 0x08,
+                       FT_K_PIO | 0x10 | 0x80, 1, 0x7f };
+    ASSERT_RC(ft_log_scan(piosame, sizeof(piosame), &nrec), 3);
+    ft_codec_init(&c);
+    ASSERT_RC(ft_log_check(&c, piosame, sizeof(piosame), &nrec),
+              FT_EBADMSG);
+    CU_ASSERT_EQUAL(nrec, 0);
+    ft_codec_init(&c);
+    ASSERT_RC(ft_log_check(&c, pio2, sizeof(pio2), &nrec), 10);
+    CU_ASSERT_EQUAL(nrec, 3);
+    CU_ASSERT_EQUAL(c.pio_size, 1);
+    CU_ASSERT_EQUAL(c.count, 3);
+    /* ...and the second PIO's value 8 fits one byte; 0x100 would not. */
+    uint8_t pio3w[] = { FT_K_PIO | 0x10, 1, 0x00, 0x07,
+                        FT_K_PIO | 0x10 | 0x80, 1, 0x80, 0x02 };
+    ft_codec_init(&c);
+    ASSERT_RC(ft_log_check(&c, pio3w, sizeof(pio3w), &nrec), FT_EBADMSG);
     CU_ASSERT_EQUAL(nrec, 1);
 }
 

@@ -268,6 +268,93 @@ static void test_version(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "version 2"));
 }
 
+/* A log file from raw parts, checksums and all (layout: FORMAT.md). */
+static void write_raw_log(const char *path, const uint8_t *payload,
+                          uint32_t len, uint32_t nrec)
+{
+    uint8_t hdr[32] = { 'X', 'E', 'N', 'F', 'T', 'L', 'O', 'G', 1, 0, 0, 0,
+                        32, 0, 0, 0 };
+    uint8_t blk[2][40];
+    FILE *f = fopen(path, "wb");
+
+    for (int i = 0; i < 8; i++)
+        hdr[24 + i] = (uint8_t)(XXH3_64bits(hdr, 24) >> (8 * i));
+    for (int b = 0; b < 2; b++) {
+        uint32_t l = b ? 0 : len, n = b ? 0 : nrec;
+        uint64_t seq = b ? nrec + 1 : 1, ph = XXH3_64bits(payload, l);
+
+        memset(blk[b], 0, 40);
+        memcpy(blk[b], "XBLK", 4);
+        for (int i = 0; i < 4; i++) {
+            blk[b][4 + i] = (uint8_t)(l >> (8 * i));
+            blk[b][16 + i] = (uint8_t)(n >> (8 * i));
+        }
+        blk[b][20] = (uint8_t)b;
+        for (int i = 0; i < 8; i++) {
+            blk[b][8 + i] = (uint8_t)(seq >> (8 * i));
+            blk[b][24 + i] = (uint8_t)(ph >> (8 * i));
+        }
+        uint64_t hh = XXH3_64bits(blk[b], 32);
+        for (int i = 0; i < 8; i++)
+            blk[b][32 + i] = (uint8_t)(hh >> (8 * i));
+    }
+    fwrite(hdr, 1, 32, f);
+    fwrite(blk[0], 1, 40, f);
+    fwrite(payload, 1, len, f);
+    fwrite(blk[1], 1, 40, f);
+    fclose(f);
+}
+
+/* A record that is malformed given the records before it. */
+static void test_malformed_in_context(void)
+{
+    static const uint8_t good[] = { FT_K_PIO | 0x10, 1, 0x00, 0x07,
+                                    FT_K_PIO | 0x10 | 0x80, 1, 0x08 };
+    static const uint8_t bad[] = { FT_K_PIO | 0x10 | 0x80, 1, 0x08 };
+    struct xlft_logw *w;
+    uint8_t got[64];
+    size_t got_len;
+    uint64_t nrec;
+    char msg[256];
+
+    /* The raw writer is right: a good log reads back. */
+    write_raw_log(path_of("raw.log"), good, sizeof(good), 2);
+    ASSERT_RC(read_log(path_of("raw.log"), got, &got_len, &nrec, msg,
+                       sizeof(msg)), 0);
+    CU_ASSERT_EQUAL(nrec, 2);
+
+    /* A "same port as last time" with no last time is refused... */
+    write_raw_log(path_of("raw.log"), bad, sizeof(bad), 1);
+    ASSERT_RC(read_log(path_of("raw.log"), got, &got_len, &nrec, msg,
+                       sizeof(msg)), -EBADMSG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "malformed record at record 1"));
+    CU_ASSERT_EQUAL(nrec, 0);
+
+    /* ...by the writer too, which appends nothing. */
+    ASSERT_RC(xlft_logw_open(&w, path_of("w2.log"), msg, sizeof(msg)), 0);
+    ASSERT_RC(xlft_logw_append(w, bad, sizeof(bad), msg, sizeof(msg)),
+              -EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "malformed"));
+    ASSERT_RC(xlft_logw_append(w, good, sizeof(good), msg, sizeof(msg)), 0);
+    ASSERT_RC(xlft_logw_append(w, bad + 0, 0, msg, sizeof(msg)), 0);
+    CU_ASSERT_EQUAL(xlft_logw_seq(w), 2);
+    ASSERT_RC(xlft_logw_close(w, msg, sizeof(msg)), 0);
+
+    /* An error is final: reading on does not turn it into a clean end. */
+    struct xlft_logr *r;
+    const uint8_t *recs;
+    size_t len;
+    uint32_t k;
+    uint64_t first;
+    write_raw_log(path_of("raw.log"), bad, sizeof(bad), 1);
+    ASSERT_RC(xlft_logr_open(&r, path_of("raw.log"), msg, sizeof(msg)), 0);
+    ASSERT_RC(xlft_logr_next(r, &recs, &len, &k, &first, msg, sizeof(msg)),
+              -EBADMSG);
+    ASSERT_RC(xlft_logr_next(r, &recs, &len, &k, &first, msg, sizeof(msg)),
+              -EBADMSG);
+    xlft_logr_close(r);
+}
+
 static void test_writer_errors(void)
 {
     struct xlft_logw *w;
@@ -302,6 +389,8 @@ void register_logfile_tests(void)
     CU_add_test(s, "written log reads back identically", test_round_trip);
     CU_add_test(s, "every cut and flipped byte is detected", test_damage);
     CU_add_test(s, "another format version is refused", test_version);
+    CU_add_test(s, "records malformed in context are refused",
+                test_malformed_in_context);
     CU_add_test(s, "writer errors: bad records, no dir, full disk",
                 test_writer_errors);
 }

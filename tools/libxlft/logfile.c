@@ -26,6 +26,7 @@
 struct xlft_logw {
     FILE *fp;
     char *path;
+    struct ft_codec codec;  /* state after the last record appended */
     uint8_t *buf;          /* block header space, then payload */
     size_t len;            /* payload bytes buffered */
     uint32_t nrec;         /* records buffered */
@@ -37,9 +38,12 @@ struct xlft_logr {
     FILE *fp;
     char *name;
     uint8_t *buf;
+    size_t cap;            /* bytes allocated at buf */
+    struct ft_codec codec; /* state after the last record returned */
     uint64_t off;          /* file offset of the next block */
     uint64_t seq;          /* last record returned */
     bool ended;
+    int error;             /* the first error, returned from then on */
 };
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -127,11 +131,14 @@ int xlft_logw_open(struct xlft_logw **out, const char *path,
     int rc;
 
     *out = NULL;
-    if (!w)
+    if (!w) {
+        say(msg, msglen, "%s: out of memory", path);
         return -ENOMEM;
+    }
     w->path = strdup(path);
     w->buf = malloc(BLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET + FT_LOG_REC_MAX);
     if (!w->path || !w->buf) {
+        say(msg, msglen, "%s: out of memory", path);
         rc = -ENOMEM;
         goto fail;
     }
@@ -146,6 +153,7 @@ int xlft_logw_open(struct xlft_logw **out, const char *path,
     put_le32(hdr + 12, FILE_HDR_SIZE);
     put_le64(hdr + 24, XXH3_64bits(hdr, 24));
     w->block_seq = 1;
+    ft_codec_init(&w->codec);
     errno = 0;
     rc = write_all(w, hdr, sizeof(hdr), msg, msglen);
     if (rc)
@@ -165,18 +173,20 @@ fail:
 int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
                      char *msg, size_t msglen)
 {
+    struct ft_codec next = w->codec;
     size_t off = 0;
     uint32_t nrec;
     int n;
 
-    /* Check everything first so that a bad call appends nothing. */
+    /* Check every value first, so that a bad call appends nothing. */
     while (off < len) {
         uint32_t chunk = len - off > UINT32_MAX ? UINT32_MAX : len - off;
 
-        n = ft_log_scan(recs + off, chunk, &nrec);
+        n = ft_log_check(&next, recs + off, chunk, &nrec);
         if (n <= 0) {
             say(msg, msglen, "%s: record %" PRIu64 " to append is %s",
-                w->path, w->seq + 1, n < 0 ? "malformed" : "incomplete");
+                w->path, w->seq + 1 + nrec,
+                n < 0 ? "malformed" : "incomplete");
             return -EINVAL;
         }
         off += (size_t)n;
@@ -199,6 +209,7 @@ int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
         w->seq++;
         off += (size_t)n;
     }
+    w->codec = next;
     return 0;
 }
 
@@ -251,16 +262,20 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
 
     *out = NULL;
     if (!r) {
+        say(msg, msglen, "%s: out of memory", name);
         fclose(fp);
         return -ENOMEM;
     }
     r->fp = fp;
     r->name = strdup(name);
-    r->buf = malloc(BLOCK_HDR_SIZE + XLFT_LOG_BLOCK_MAX);
+    r->cap = BLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET;
+    r->buf = malloc(r->cap);
     if (!r->name || !r->buf) {
+        say(msg, msglen, "%s: out of memory", name);
         rc = -ENOMEM;
         goto fail;
     }
+    ft_codec_init(&r->codec);
     rc = read_exact(r, hdr, sizeof(hdr), &got);
     if (rc <= 0) {
         say(msg, msglen, "%s: %s", name, rc < 0 ? "read error"
@@ -315,11 +330,13 @@ int xlft_logr_open(struct xlft_logr **out, const char *path,
     return xlft_logr_open_fp(out, fp, path, msg, msglen);
 }
 
-int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
-                   uint32_t *nrec, uint64_t *first_seq,
-                   char *msg, size_t msglen)
+/* Read and check the next block; the first error is final. */
+static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
+                      uint32_t *nrec, uint64_t *first_seq,
+                      char *msg, size_t msglen)
 {
     uint8_t *h = r->buf;
+    struct ft_codec next = r->codec;
     uint32_t plen, count, flags, scanned;
     uint64_t seq;
     size_t got;
@@ -360,6 +377,17 @@ int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
             XLFT_LOG_BLOCK_MAX);
         return -EBADMSG;
     }
+    if (BLOCK_HDR_SIZE + (size_t)plen > r->cap) {
+        uint8_t *bigger = realloc(r->buf, BLOCK_HDR_SIZE + (size_t)plen);
+
+        if (!bigger) {
+            say(msg, msglen, "%s: out of memory for a block of %" PRIu32
+                " bytes", r->name, plen);
+            return -ENOMEM;
+        }
+        r->buf = h = bigger;
+        r->cap = BLOCK_HDR_SIZE + (size_t)plen;
+    }
     rc = read_exact(r, h + BLOCK_HDR_SIZE, plen, &got);
     if (rc <= 0) {
         say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
@@ -372,12 +400,17 @@ int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
             PRIu64 "): checksum mismatch", r->name, r->off, r->seq + 1);
         return -EBADMSG;
     }
-    if (seq != r->seq + 1 || (flags & ~BLOCK_F_END)) {
+    if (flags & ~BLOCK_F_END) {
+        say(msg, msglen, "%s: block at offset %" PRIu64 " has unknown "
+            "flags 0x%" PRIx32, r->name, r->off, flags);
+        return -EBADMSG;
+    }
+    if (seq != r->seq + 1) {
         say(msg, msglen, "%s: block at offset %" PRIu64 " starts at record %"
             PRIu64 ", expected %" PRIu64, r->name, r->off, seq, r->seq + 1);
         return -EBADMSG;
     }
-    n = ft_log_scan(h + BLOCK_HDR_SIZE, plen, &scanned);
+    n = ft_log_check(&next, h + BLOCK_HDR_SIZE, plen, &scanned);
     if (n < 0 || (uint32_t)n != plen || scanned != count ||
         ((flags & BLOCK_F_END) && count)) {
         say(msg, msglen, "%s: block at offset %" PRIu64 ": %s at record %"
@@ -397,11 +430,27 @@ int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
         return 0;
     }
     r->seq += count;
+    r->codec = next;
     *recs = h + BLOCK_HDR_SIZE;
     *len = plen;
     *nrec = count;
     *first_seq = seq;
     return 1;
+}
+
+int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
+                   uint32_t *nrec, uint64_t *first_seq,
+                   char *msg, size_t msglen)
+{
+    if (r->error) {
+        say(msg, msglen, "%s: reading stopped at an earlier error",
+            r->name);
+        return r->error;
+    }
+    r->error = next_block(r, recs, len, nrec, first_seq, msg, msglen);
+    if (r->error > 0)
+        r->error = 0;
+    return r->error ? r->error : (r->ended ? 0 : 1);
 }
 
 void xlft_logr_close(struct xlft_logr *r)

@@ -56,7 +56,9 @@ int xlft_logr_open_fp(struct xlft_logr **r, FILE *fp, const char *name,
  * number of the first.  Returns 1 for a block, 0 at the end marker, or
  *   -EBADMSG    a damaged block (checksum, framing, malformed record);
  *   -ENODATA    the file ends without an end marker (a cut log);
- *   -EIO        a read error.
+ *   -EIO        a read error;
+ *   -ENOMEM.
+ * The first error is final: later calls return it again.
  */
 int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
                    uint32_t *nrec, uint64_t *first_seq,
