@@ -23,10 +23,11 @@ CORE_FREESTANDING := -ffreestanding -nostdlib -fno-builtin -fno-pic \
 TOOL_STD    := -std=gnu11
 WARN        := -Wall -Wextra -Werror
 INCLUDES    := -Ihvm/core -Itools/libxlft/include
+TEST_INCLUDES := -Itests/lib
 
 CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
-UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
 LIBS     := -lxxhash -lpthread
 
 # Two builds of the same sources: rel (the product) and san (ASan+UBSan).
@@ -57,8 +58,9 @@ $(BUILD)/obj/$(1)/hvm/core/%.o: hvm/core/%.c
 
 $(BUILD)/obj/$(1)/%.o: %.c
 	@mkdir -p $$(@D)
-	$$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) $$($(1)_CFLAGS) -MMD -MP \
-		-c $$< -o $$@
+	$$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) \
+		$$(if $$(filter tests/%,$$<),$(TEST_INCLUDES)) \
+		$$($(1)_CFLAGS) -MMD -MP -c $$< -o $$@
 
 $(1)_CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 $(1)_XLFT_OBJ := $(XLFT_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
@@ -110,11 +112,13 @@ check-freestanding: $(FREE_OBJ)
 # libFuzzer targets, run for a bounded time on the committed seeds.
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all $(INCLUDES)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) \
-                 $(wildcard hvm/core/*.h tools/libxlft/include/*.h)
+              -fno-sanitize-recover=all $(INCLUDES) -Itests/lib
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
+                 $(wildcard hvm/core/*.h tools/libxlft/include/*.h \
+                            tests/lib/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< $(CORE_SRC) $(XLFT_SRC) -o $@ $(LIBS)
+	$(CLANG) $(FUZZ_FLAGS) $< $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
+		-o $@ $(LIBS)
 # The seeds are committed; this writes them again from the real encoder
 # (deterministically) after a format change.
 fuzz-corpus: deps

@@ -268,34 +268,13 @@ int ft_log_decode(const struct ft_codec *c, const uint8_t *buf,
     return n;
 }
 
-int ft_log_scan(const uint8_t *buf, uint32_t len, uint32_t *nrec)
+/* Whole records at the start of buf; with a codec, decoded in order. */
+static int walk(struct ft_codec *c, const uint8_t *buf, uint32_t len,
+                uint32_t *nrec)
 {
     struct ft_log_rec r;
     uint32_t off = 0, n = 0;
-
-    while ( off < len )
-    {
-        int sz = ft_log_decode(NULL, buf + off, len - off, &r);
-
-        if ( sz == FT_EMORE )
-            break;
-        if ( sz < 0 )
-        {
-            *nrec = n;
-            return sz;
-        }
-        off += (uint32_t)sz;
-        n++;
-    }
-    *nrec = n;
-    return (int)off;
-}
-
-int ft_log_check(struct ft_codec *c, const uint8_t *buf, uint32_t len,
-                 uint32_t *nrec)
-{
-    struct ft_log_rec r;
-    uint32_t off = 0, n = 0;
+    int rc = 0;
 
     while ( off < len )
     {
@@ -305,15 +284,27 @@ int ft_log_check(struct ft_codec *c, const uint8_t *buf, uint32_t len,
             break;
         if ( sz < 0 )
         {
-            *nrec = n;
-            return sz;
+            rc = sz;
+            break;
         }
-        ft_codec_advance(c, &r);
+        if ( c )
+            ft_codec_advance(c, &r);
         off += (uint32_t)sz;
         n++;
     }
     *nrec = n;
-    return (int)off;
+    return rc ? rc : (int)off;
+}
+
+int ft_log_scan(const uint8_t *buf, uint32_t len, uint32_t *nrec)
+{
+    return walk(NULL, buf, len, nrec);
+}
+
+int ft_log_check(struct ft_codec *c, const uint8_t *buf, uint32_t len,
+                 uint32_t *nrec)
+{
+    return walk(c, buf, len, nrec);
 }
 
 bool ft_log_kind_is_sync(unsigned int kind)

@@ -27,6 +27,7 @@
 #include "ft_recorder.h"
 #include "ft_replayer.h"
 #include "ft_ring.h"
+#include "records.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
 #ifndef FT_RING_MEM_SIZE
@@ -55,54 +56,6 @@ static bool same_point(const struct ft_point *a, const struct ft_point *b)
     return a->count == b->count && a->rip == b->rip && a->rcx == b->rcx;
 }
 
-/*
- * Same kind, point and values.  DMA data pointers are not compared: they
- * point into different buffers.  Every field of the kind is, because the
- * kinds share storage (a union) and a write meant for one kind can
- * silently change another's values.
- */
-static bool same_rec(const struct ft_log_rec *a, const struct ft_log_rec *b)
-{
-    if (a->kind != b->kind || !same_point(&a->pt, &b->pt))
-        return false;
-    switch (a->kind) {
-    case FT_K_EXTINT:
-        return a->u.intr.vector == b->u.intr.vector;
-    case FT_K_EVENT:
-        return a->u.event.type == b->u.event.type &&
-               a->u.event.vector == b->u.event.vector &&
-               a->u.event.insn_len == b->u.event.insn_len &&
-               a->u.event.has_errcode == b->u.event.has_errcode &&
-               a->u.event.has_cr2 == b->u.event.has_cr2 &&
-               a->u.event.errcode == b->u.event.errcode &&
-               a->u.event.cr2 == b->u.event.cr2;
-    case FT_K_TSC:
-        return a->u.tsc.value == b->u.tsc.value;
-    case FT_K_MSR:
-        return a->u.msr.index == b->u.msr.index &&
-               a->u.msr.value == b->u.msr.value;
-    case FT_K_PIO:
-        return a->u.pio.port == b->u.pio.port &&
-               a->u.pio.size == b->u.pio.size &&
-               a->u.pio.value == b->u.pio.value;
-    case FT_K_MMIO:
-        return a->u.mmio.gpa == b->u.mmio.gpa &&
-               a->u.mmio.size == b->u.mmio.size &&
-               a->u.mmio.value == b->u.mmio.value;
-    case FT_K_RAND:
-        return a->u.rand.seed == b->u.rand.seed &&
-               a->u.rand.size == b->u.rand.size &&
-               a->u.rand.value == b->u.rand.value;
-    case FT_K_DMA:
-        return a->u.dma.gpa == b->u.dma.gpa && a->u.dma.len == b->u.dma.len;
-    case FT_K_SYNC:
-        return a->u.sync.hash == b->u.sync.hash;
-    case FT_K_OUTPUT:
-        return a->u.output.id == b->u.output.id;
-    default:
-        return true;
-    }
-}
 
 /* A record is cut at 'len' bytes: the decoder must ask for more. */
 static void check_prefix(const struct ft_codec *c, const uint8_t *p,
@@ -152,7 +105,7 @@ static void check_record(const struct ft_codec *c, const uint8_t *p,
     /* The encoder's form means the same, and is a fixed point. */
     m = ft_log_decode_head(c, enc, (uint32_t)n, &r2);
     CHECK(m == (int)(n + dlen) && r2.head == (uint32_t)n);
-    CHECK(same_rec(r, &r2));
+    CHECK(record_equal(r, &r2));
     CHECK(ft_log_encode(c, &r2, enc2) == n && !memcmp(enc, enc2, n));
 
     /*
@@ -331,7 +284,7 @@ static void obey(struct vcpu *v, const struct ft_log_rec *want)
     if (ft_log_kind_is_sync(want->kind)) {
         make_io(want, &got);
         CHECK(ft_replay_sync(v->rp, &at, &got) == FT_OK);
-        CHECK(same_rec(&got, want));
+        CHECK(record_equal(&got, want));
         return;
     }
 
@@ -345,7 +298,7 @@ static void obey(struct vcpu *v, const struct ft_log_rec *want)
     v->dma_done = 0;
     v->dma_calls = 0;
     CHECK(ft_replay_async(v->rp, &at, &got, dma_write, v) == FT_OK);
-    CHECK(same_rec(&got, want));
+    CHECK(record_equal(&got, want));
     CHECK(v->dma_done == v->dma_len);
     if (want->kind == FT_K_SYNC)
         CHECK(ft_replay_check_hash(v->rp, &got, want->u.sync.hash) ==
@@ -403,7 +356,7 @@ static int replay(struct vcpu *v)
             return rc;
         }
         CHECK(n > 0 && next != NULL);
-        CHECK(same_rec(next, &want));
+        CHECK(record_equal(next, &want));
         CHECK(next->size == (uint32_t)n && next->head == want.head);
 
         obey(v, &want);
