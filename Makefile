@@ -136,7 +136,8 @@ check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 # --- benchmarks -------------------------------------------------------
 
 # Against hvm/core as the hypervisor builds it (freestanding, no PIC).
-$(BUILD)/bench/bench-core: tests/bench/bench_core.c         $(filter $(BUILD)/freestanding/x86_64/%,$(FREE_OBJ))
+$(BUILD)/bench/bench-core: tests/bench/bench_core.c \
+        $(filter $(BUILD)/freestanding/x86_64/%,$(FREE_OBJ))
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g -no-pie $^ -o $@
 

@@ -129,7 +129,8 @@ struct ft_ring_hdr {
 };
 
 /* Offsets are ABI: a change to any of them needs a new FT_ABI_VERSION. */
-#define FT_ABI_CHECK(name, cond) typedef char ft_abi_check_##name[(cond) ? 1 : -1]
+#define FT_ABI_CHECK(name, cond) \
+    typedef char ft_abi_check_##name[(cond) ? 1 : -1]
 FT_ABI_CHECK(point, sizeof(struct ft_point) == 24);
 FT_ABI_CHECK(diag, sizeof(struct ft_diag) == 88);
 FT_ABI_CHECK(prod, offsetof(struct ft_ring_hdr, prod) == 64);
