@@ -18,6 +18,7 @@ FUZZ_SECONDS ?= 20
 # hvm/core: freestanding C99, identical flags inside Xen and here.
 CORE_STD    := -std=c99 -pedantic
 CORE_FREESTANDING := -ffreestanding -nostdlib -fno-builtin -fno-pic \
+                     -mgeneral-regs-only \
                      $(CORE_STD) \
                      -Wall -Wextra -Werror
 TOOL_STD    := -std=gnu11

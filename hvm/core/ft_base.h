@@ -35,7 +35,6 @@ typedef uint64_t ft_u64 __attribute__((__aligned__(8)));
 #define FT_EINVAL      (-22)   /* bad argument from the caller */
 #define FT_EPROTO      (-71)   /* shared index or header is inconsistent */
 #define FT_EBADMSG     (-74)   /* malformed record */
-#define FT_EMSGSIZE    (-90)   /* record or buffer larger than allowed */
 #define FT_EPROTONOSUPPORT (-93) /* ABI or format version not supported */
 #define FT_EFULL      (-105)   /* ENOBUFS: ring full, pause and retry */
 /* Not errno values: codes only the record/replay engine has. */

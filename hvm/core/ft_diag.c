@@ -15,7 +15,6 @@ const char *ft_strerror(int err)
     case FT_EINVAL:          return "invalid argument";
     case FT_EPROTO:          return "inconsistent ring index or header";
     case FT_EBADMSG:         return "malformed record";
-    case FT_EMSGSIZE:        return "record too large";
     case FT_EPROTONOSUPPORT: return "unsupported ABI or log format version";
     case FT_EFULL:           return "ring full";
     case FT_EMORE:           return "truncated record";
@@ -73,7 +72,7 @@ static const char *param_name(unsigned int param)
     case FT_DIAG_P_INDEX: return "MSR index";
     case FT_DIAG_P_SEED:  return "RDSEED flag";
     case FT_DIAG_P_ID:    return "output id";
-    case FT_DIAG_P_DMA:   return "DMA write failed at gpa";
+    case FT_DIAG_P_DMA:   return "gpa";
     default:              return "value";
     }
 }
@@ -110,6 +109,14 @@ void ft_diag_format(const struct ft_diag *d, char *buf, size_t len)
     case FT_DIAG_PARAM:
         put(&o, "divergence at record ");
         put_num(&o, d->seq, 10);
+        if ( d->param == FT_DIAG_P_DMA )
+        {
+            put(&o, ": DMA at ");
+            put_point(&o, &d->log_pt);
+            put(&o, " cannot be written to gpa ");
+            put_num(&o, d->log_val, 16);
+            return;
+        }
         put(&o, ": ");
         put(&o, ft_log_kind_name(d->log_kind));
         put(&o, " at ");
@@ -129,9 +136,14 @@ void ft_diag_format(const struct ft_diag *d, char *buf, size_t len)
         put(&o, ft_log_kind_name(d->log_kind));
         put(&o, " at ");
         put_point(&o, &d->log_pt);
-        put(&o, d->vcpu_kind == FT_K_HALTED ? ", vCPU " : ", vCPU did ");
-        put(&o, ft_log_kind_name(d->vcpu_kind));
-        put(&o, " at ");
+        if ( d->vcpu_kind == FT_K_NONE )
+            put(&o, ", vCPU was at ");
+        else
+        {
+            put(&o, d->vcpu_kind == FT_K_HALTED ? ", vCPU " : ", vCPU did ");
+            put(&o, ft_log_kind_name(d->vcpu_kind));
+            put(&o, " at ");
+        }
         put_point(&o, &d->vcpu_pt);
         return;
     }

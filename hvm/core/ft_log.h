@@ -142,8 +142,10 @@ int ft_log_scan(const uint8_t *buf, uint32_t len, uint32_t *nrec);
 int ft_log_check(struct ft_codec *c, const uint8_t *buf, uint32_t len,
                  uint32_t *nrec);
 
-/* True for kinds the vCPU asks for (synchronous): TSC, MSR, PIO, MMIO,
- * RAND, OUTPUT.  The others happen to the vCPU at a recorded point. */
+/*
+ * True for kinds the vCPU asks for (synchronous): TSC, MSR, PIO, MMIO,
+ * RAND, OUTPUT.  The others happen to the vCPU at a recorded point.
+ */
 bool ft_log_kind_is_sync(unsigned int kind);
 const char *ft_log_kind_name(unsigned int kind);
 

@@ -13,10 +13,13 @@
 #include "ft_log_impl.h"
 #include "ft_recorder.h"
 
-void ft_recorder_init(struct ft_recorder *rec, struct ft_ring *ring)
+int ft_recorder_init(struct ft_recorder *rec, struct ft_ring *ring)
 {
+    if ( ring->seq )
+        return FT_EINVAL;
     rec->ring = ring;
     ft_codec_init(&rec->codec);
+    return FT_OK;
 }
 
 uint64_t ft_recorder_seq(const struct ft_recorder *rec)
@@ -62,7 +65,8 @@ static ft_always_inline int append(struct ft_recorder *rec,
     uint8_t *p;
     int n;
 
-    if ( dlen && !r->u.dma.data )
+    /* Before any size is computed from it. */
+    if ( dlen > FT_DMA_MAX || (dlen && !r->u.dma.data) )
         return FT_EINVAL;
 
     p = ft_ring_reserve(ring, FT_LOG_HEAD_MAX + dlen);

@@ -26,8 +26,13 @@ struct ft_recorder {
     struct ft_codec codec;
 };
 
-/* Start a log in 'ring' (initialised by ft_ring_init, role RECORD). */
-void ft_recorder_init(struct ft_recorder *rec, struct ft_ring *ring);
+/*
+ * Start a log in 'ring' (initialised by ft_ring_init, role RECORD): its
+ * first record is record 1, so FT_EINVAL if the ring has records already.
+ * When the consumer may sleep on the ring (ft_ring_wait), the caller
+ * notifies it after a record once ft_ring_consumer_waiting() says so.
+ */
+int ft_recorder_init(struct ft_recorder *rec, struct ft_ring *ring);
 
 /* Sequence number of the last record appended (0: none yet). */
 uint64_t ft_recorder_seq(const struct ft_recorder *rec);

@@ -6,6 +6,7 @@
 #include "ft_replayer.h"
 
 static const struct ft_point no_point;
+static const struct ft_diag no_diag;
 
 /*
  * Describe why replay stops: 'log' is the record concerned (sequence
@@ -30,16 +31,22 @@ static struct ft_diag *describe(struct ft_replayer *rp, uint32_t reason,
     return d;
 }
 
-void ft_replay_init(struct ft_replayer *rp, struct ft_ring *ring)
+int ft_replay_init(struct ft_replayer *rp, struct ft_ring *ring)
 {
+    /* The codec state starts at the first record of a log, nowhere else. */
+    if ( ring->seq )
+        return FT_EINVAL;
     rp->ring = ring;
     ft_codec_init(&rp->codec);
     rp->have_next = false;
-    rp->seq = ring->seq;
+    rp->seq = 0;
+    rp->sync_seq = 0;
     rp->error = 0;
     rp->notify = false;
-    describe(rp, FT_DIAG_NONE, NULL, 0, FT_K_NONE, NULL);
-    rp->diag.error = 0;
+    /* All of it, padding included: it is copied into the shared page. */
+    rp->diag = no_diag;
+    rp->diag.log_kind = rp->diag.vcpu_kind = FT_K_NONE;
+    return FT_OK;
 }
 
 static inline bool same_point(const struct ft_point *a,
@@ -108,13 +115,16 @@ static int fill(struct ft_replayer *rp)
                                           : FT_LOG_HEAD_MAX;
     ft_ring_peek(rp->ring, 0, buf, n);
     rc = ft_log_decode_head(&rp->codec, buf, n, &rp->next);
-    /* A head is shorter than FT_LOG_HEAD_MAX: "more" means "not yet". */
-    if ( rc == FT_EMORE )
-        return FT_EAGAIN;
+    /*
+     * The producer publishes whole records only: a record that the
+     * published bytes do not hold entirely breaks the ring's rules, and
+     * waiting for the rest would wait for ever.
+     */
+    if ( rc == FT_EMORE ||
+         (rc > 0 && rp->next.size > (uint32_t)avail) )
+        return malformed(rp, FT_EPROTO);
     if ( rc < 0 )
         return malformed(rp, rc);
-    if ( rp->next.size > (uint32_t)avail )
-        return FT_EAGAIN;
     if ( rp->next.kind == FT_K_DMA )
         rp->next.u.dma.data = NULL;  /* the data is read from the ring */
     rp->have_next = true;
@@ -127,6 +137,8 @@ static void consume(struct ft_replayer *rp)
         rp->notify = true;
     ft_codec_advance(&rp->codec, &rp->next);
     rp->seq++;
+    if ( rp->next.kind == FT_K_SYNC )
+        rp->sync_seq = rp->seq;
     rp->have_next = false;
 }
 
@@ -149,7 +161,7 @@ int ft_replay_async(struct ft_replayer *rp, const struct ft_point *at,
     if ( ft_log_kind_is_sync(n->kind) || (n->kind == FT_K_DMA && !dma) )
         return FT_EINVAL;
     if ( !same_point(at, &n->pt) )
-        return diverge(rp, FT_DIAG_POINT, n->kind, at);
+        return diverge(rp, FT_DIAG_POINT, FT_K_NONE, at);
 
     if ( n->kind == FT_K_DMA )
     {
@@ -160,15 +172,10 @@ int ft_replay_async(struct ft_replayer *rp, const struct ft_point *at,
         rc = dma(opaque, n->u.dma.gpa, p1, l1);
         if ( !rc && l2 )
             rc = dma(opaque, n->u.dma.gpa + l1, p2, l2);
+        /* The secondary cannot do what the primary did: it diverges. */
         if ( rc )
-        {
-            struct ft_diag *d = describe(rp, FT_DIAG_PARAM, n, rp->seq + 1,
-                                         n->kind, at);
-
-            d->param = FT_DIAG_P_DMA;
-            d->log_val = d->vcpu_val = n->u.dma.gpa;
-            return stop(rp, rc);
-        }
+            return mismatch(rp, at, n->kind, FT_DIAG_P_DMA, n->u.dma.gpa,
+                            n->u.dma.gpa);
     }
 
     *ev = *n;
@@ -228,13 +235,12 @@ int ft_replay_sync(struct ft_replayer *rp, const struct ft_point *at,
                    struct ft_log_rec *io)
 {
     const struct ft_log_rec *n = &rp->next;
-    int rc;
+    int rc = fill(rp);
 
-    if ( !ft_log_kind_is_sync(io->kind) )
-        return FT_EINVAL;
-    rc = fill(rp);
     if ( rc )
         return rc;
+    if ( !ft_log_kind_is_sync(io->kind) )
+        return FT_EINVAL;
     if ( n->kind != io->kind )
         return diverge(rp, FT_DIAG_KIND, io->kind, at);
     if ( !same_point(at, &n->pt) )
@@ -261,8 +267,8 @@ int ft_replay_check_hash(struct ft_replayer *rp, const struct ft_log_rec *ev,
     if ( ev->u.sync.hash == actual )
         return FT_OK;
 
-    /* The sync record is the one consumed last, not the next one. */
-    d = describe(rp, FT_DIAG_HASH, ev, rp->seq, FT_K_SYNC, &ev->pt);
+    /* The sync record, not the next one (nor the last consumed). */
+    d = describe(rp, FT_DIAG_HASH, ev, rp->sync_seq, FT_K_SYNC, &ev->pt);
     d->log_val = ev->u.sync.hash;
     d->vcpu_val = actual;
     return stop(rp, FT_EDIVERGE);
@@ -279,6 +285,18 @@ int ft_replay_halted(struct ft_replayer *rp, const struct ft_point *at)
         return diverge(rp, FT_DIAG_KIND, FT_K_HALTED, at);
     if ( !same_point(at, &n->pt) )
         return diverge(rp, FT_DIAG_POINT, FT_K_HALTED, at);
+    return FT_OK;
+}
+
+int ft_replay_overrun(struct ft_replayer *rp, const struct ft_point *at)
+{
+    const struct ft_log_rec *n = &rp->next;
+    int rc = fill(rp);
+
+    if ( rc )
+        return rc;
+    if ( at->count > n->pt.count )
+        return diverge(rp, FT_DIAG_POINT, FT_K_NONE, at);
     return FT_OK;
 }
 

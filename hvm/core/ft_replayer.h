@@ -13,7 +13,10 @@
  *    output), the vCPU runs until it executes the instruction that asks
  *    for it and calls ft_replay_sync, which checks kind, point and
  *    parameters and answers with the recorded value;
- *  - if the vCPU halts, it calls ft_replay_halted.
+ *  - if the vCPU halts, it calls ft_replay_halted;
+ *  - a vCPU that may have gone past the next record's count without
+ *    asking for it (one that ran to count + 1 for a synchronous record,
+ *    say) calls ft_replay_overrun, which calls that a divergence.
  * With no record available (the horizon) these return FT_EAGAIN: pause
  * the vCPU and call again when the producer notifies (ft_ring_wait).
  *
@@ -30,7 +33,11 @@
 #include "ft_log.h"
 #include "ft_ring.h"
 
-/* Writes DMA data into guest memory; may be called twice per record. */
+/*
+ * Writes DMA data into guest memory; may be called twice per record (the
+ * data can straddle the end of the ring).  Returns 0, or non-zero if the
+ * data cannot be written there: replay then diverges.
+ */
 typedef int (*ft_dma_fn)(void *opaque, uint64_t gpa, const uint8_t *data,
                          uint32_t len);
 
@@ -40,13 +47,17 @@ struct ft_replayer {
     struct ft_log_rec next;      /* valid if have_next */
     bool have_next;
     uint64_t seq;                /* last record consumed */
+    uint64_t sync_seq;           /* last sync record consumed */
     int error;                   /* final error, 0 while replaying */
     bool notify;                 /* the producer waits for space */
     struct ft_diag diag;
 };
 
-/* Replay the log in 'ring' (attached as consumer, role REPLAY). */
-void ft_replay_init(struct ft_replayer *rp, struct ft_ring *ring);
+/*
+ * Replay the log in 'ring' (initialised by ft_ring_init, role REPLAY),
+ * from its first record: FT_EINVAL if records were consumed already.
+ */
+int ft_replay_init(struct ft_replayer *rp, struct ft_ring *ring);
 
 /*
  * The next record: where the vCPU must stop (or, for a synchronous
@@ -83,6 +94,13 @@ int ft_replay_check_hash(struct ft_replayer *rp, const struct ft_log_rec *ev,
  * FT_EAGAIN at the horizon, FT_EDIVERGE otherwise.
  */
 int ft_replay_halted(struct ft_replayer *rp, const struct ft_point *at);
+
+/*
+ * The vCPU, at 'at', has not asked for the next record: FT_EDIVERGE if
+ * its count is already past the record's, FT_OK if not (or FT_EAGAIN at
+ * the horizon, or the final error).
+ */
+int ft_replay_overrun(struct ft_replayer *rp, const struct ft_point *at);
 
 /* Every record in the ring has been replayed. */
 bool ft_replay_drained(struct ft_replayer *rp);

@@ -98,8 +98,8 @@ int ft_ring_attach(struct ft_ring *r, void *mem, uint32_t mem_size,
     r->waiting = 0;
     r->room = 0;
     /* The attaching side consumes a record ring and produces a replay ring. */
-    r->seq = owner_produces(role) ? ft_load_relaxed(&h->cons_seq)
-                                  : ft_load_relaxed(&h->prod_seq);
+    r->seq = owner_produces(role) ? ft_load64(&h->cons_seq)
+                                  : ft_load64(&h->prod_seq);
     return FT_OK;
 }
 
@@ -145,6 +145,12 @@ int ft_ring_avail(struct ft_ring *r)
 
     if ( prod - r->cons > r->size )
         return FT_EPROTO;
+    /* Woken (or not yet asleep): records are here, stop asking for them. */
+    if ( prod != r->cons && r->waiting )
+    {
+        ft_flag_clear(&r->hdr->flags, r->waiting);
+        r->waiting = 0;
+    }
     return (int)(prod - r->cons);
 }
 
@@ -178,7 +184,7 @@ bool ft_ring_consume(struct ft_ring *r, uint32_t len, uint32_t nrec)
 {
     r->cons += len;
     r->seq += nrec;
-    ft_store_relaxed(&r->hdr->cons_seq, r->seq);
+    ft_store64(&r->hdr->cons_seq, r->seq);
     ft_store_release(&r->hdr->cons, r->cons);
     if ( r->waiting )
     {
@@ -207,11 +213,19 @@ int ft_ring_read_records(struct ft_ring *r, uint8_t *dst, uint32_t cap,
     ft_ring_peek(r, 0, dst, n);
     bytes = ft_log_scan(dst, n, nrec);
     if ( bytes < 0 )
+    {
+        *nrec = 0;
         return bytes;
-    /* Whatever is left over must be a record cut by 'cap', not a half
-     * record the producer published against the rules. */
+    }
+    /*
+     * Whatever is left over must be a record cut by 'cap', not a half
+     * record the producer published against the rules.
+     */
     if ( (uint32_t)bytes < n && n == (uint32_t)avail )
+    {
+        *nrec = 0;
         return FT_EPROTO;
+    }
     *notify = ft_ring_consume(r, (uint32_t)bytes, *nrec);
     return bytes;
 }
@@ -255,10 +269,10 @@ void ft_ring_clear_flags(struct ft_ring *r, uint32_t bits)
 
 void ft_ring_set_ack(struct ft_ring *r, uint64_t seq)
 {
-    ft_store_release(&r->hdr->ack_seq, seq);
+    ft_store64_release(&r->hdr->ack_seq, seq);
 }
 
 uint64_t ft_ring_ack(const struct ft_ring *r)
 {
-    return ft_load_acquire(&r->hdr->ack_seq);
+    return ft_load64_acquire(&r->hdr->ack_seq);
 }

@@ -93,7 +93,7 @@ static inline void ft_ring_publish(struct ft_ring *r, uint32_t len,
     r->prod = prod;
     r->seq = seq;
     r->room = len <= r->room ? r->room - len : 0;
-    ft_store_relaxed(&h->prod_seq, seq);
+    ft_store64(&h->prod_seq, seq);
     ft_store_release(&h->prod, prod);
     if ( r->waiting )
     {

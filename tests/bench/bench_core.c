@@ -130,9 +130,10 @@ static void sink_init(struct sink *s)
     rc = ft_ring_init(&s->prod, s->mem, RING_MEM, FT_RING_RECORD);
     if (rc == FT_OK)
         rc = ft_ring_attach(&s->cons, s->mem, RING_MEM, FT_RING_RECORD);
+    if (rc == FT_OK)
+        rc = ft_recorder_init(&s->rec, &s->prod);
     if (rc != FT_OK)
         die("ring set-up: %s", ft_strerror(rc));
-    ft_recorder_init(&s->rec, &s->prod);
 }
 
 static void sink_fini(struct sink *s)
@@ -532,8 +533,8 @@ static void bench_kinds(void)
         if (st->kind != i)
             die("stream table out of order at %s", st->key);
         /* A fresh log per kind: no state carried over from another. */
-        ft_recorder_init(&s.rec, &s.prod);
-        s.bytes = 0;
+        sink_fini(&s);
+        sink_init(&s);
         guest_init(&g, 0x5eed0000 + st->kind);
         for (uint32_t n = 0; n < st->nrec; n++) {
             struct ft_log_rec r;

@@ -97,9 +97,9 @@ static void gen_start(struct gen *g)
     g->mem = calloc(1, RING_MEM);
     if (!g->mem ||
         ft_ring_init(&g->prod, g->mem, RING_MEM, FT_RING_RECORD) ||
-        ft_ring_attach(&g->cons, g->mem, RING_MEM, FT_RING_RECORD))
+        ft_ring_attach(&g->cons, g->mem, RING_MEM, FT_RING_RECORD) ||
+        ft_recorder_init(&g->rec, &g->prod))
         die("cannot set up a record ring");
-    ft_recorder_init(&g->rec, &g->prod);
     g->pt.count = 1000;
     g->pt.rip = RIP_A;
 }

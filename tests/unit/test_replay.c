@@ -27,8 +27,8 @@ static void rig_new(struct rig *g)
               FT_OK);
     ASSERT_RC(ft_ring_attach(&g->peer, g->mem, g->mem_size, FT_RING_REPLAY),
               FT_OK);
-    ft_recorder_init(&g->rec, &g->peer);
-    ft_replay_init(&g->rp, &g->own);
+    ASSERT_RC(ft_recorder_init(&g->rec, &g->peer), FT_OK);
+    ASSERT_RC(ft_replay_init(&g->rp, &g->own), FT_OK);
 }
 
 /* An execution point, as a pointer to a compound literal. */
@@ -389,9 +389,87 @@ static void test_malformed_in_ring(void)
     int calls = 0;
     ft_record_dma(&g.rec, P(1, 1, 1), sizeof(guest) - 8, data, 16);
     ASSERT_RC(ft_replay_async(&g.rp, P(1, 1, 1), &ev, dma_write, &calls),
-              FT_EINVAL);
+              FT_EDIVERGE);
     CU_ASSERT_EQUAL(ft_replay_diag(&g.rp)->param, FT_DIAG_P_DMA);
-    ASSERT_RC(ft_replay_next(&g.rp, &next), FT_EINVAL);
+    CU_ASSERT(ft_ring_flags(&g.peer) & FT_RING_F_DIVERGED);
+    ASSERT_RC(ft_replay_next(&g.rp, &next), FT_EDIVERGE);
+    free(g.mem);
+
+    /* Half a record published (against the rules) is an error, not a
+     * reason to wait for ever. */
+    uint8_t half[] = { FT_K_TSC | 0x10, 0x85 };
+    rig_new(&g);
+    ft_ring_write(&g.peer, 0, half, sizeof(half));
+    ft_ring_publish(&g.peer, sizeof(half), 1);
+    ASSERT_RC(ft_replay_next(&g.rp, &next), FT_EPROTO);
+    CU_ASSERT(ft_ring_flags(&g.peer) & FT_RING_F_BADLOG);
+    free(g.mem);
+    /* Likewise a DMA head whose data is not all there. */
+    uint8_t cut[] = { FT_K_DMA | 0x10, 0, 0x10, 4, 1, 2 };
+    rig_new(&g);
+    ft_ring_write(&g.peer, 0, cut, sizeof(cut));
+    ft_ring_publish(&g.peer, sizeof(cut), 1);
+    ASSERT_RC(ft_replay_next(&g.rp, &next), FT_EPROTO);
+    free(g.mem);
+}
+
+/* The diagnosis names the right record and leaks nothing. */
+static void test_diag_details(void)
+{
+    struct rig g;
+    struct ft_log_rec ev, io;
+    const struct ft_diag *d;
+
+    /* A sync record followed by progress at the same point: the hash is
+     * checked after both are consumed, and the sync one is named. */
+    rig_new(&g);
+    ft_record_sync(&g.rec, P(5, 0x50, 0), 0xaaaa);
+    ft_record_progress(&g.rec, P(5, 0x50, 0));
+    ASSERT_RC(ft_replay_async(&g.rp, P(5, 0x50, 0), &ev, NULL, NULL),
+              FT_OK);
+    struct ft_log_rec sync = ev;
+    ASSERT_RC(ft_replay_async(&g.rp, P(5, 0x50, 0), &ev, NULL, NULL),
+              FT_OK);
+    ASSERT_RC(ft_replay_check_hash(&g.rp, &sync, 0xbbbb), FT_EDIVERGE);
+    CU_ASSERT_EQUAL(ft_replay_diag(&g.rp)->seq, 1);
+    /* Errors are final for every call, a misuse included. */
+    memset(&io, 0, sizeof(io));
+    io.kind = FT_K_NMI;
+    ASSERT_RC(ft_replay_sync(&g.rp, P(5, 0x50, 0), &io), FT_EDIVERGE);
+    free(g.mem);
+
+    /* The shared page gets the diagnosis and nothing else: padding from
+     * the hypervisor's memory must not reach dom0. */
+    rig_new(&g);
+    memset(&g.rp, 0xa5, sizeof(g.rp));
+    ASSERT_RC(ft_replay_init(&g.rp, &g.own), FT_OK);
+    ft_record_nmi(&g.rec, P(9, 0x90, 0));
+    ASSERT_RC(ft_replay_async(&g.rp, P(8, 0x90, 0), &ev, NULL, NULL),
+              FT_EDIVERGE);
+    d = &g.own.hdr->diag;
+    CU_ASSERT_EQUAL(d->reason, FT_DIAG_POINT);
+    for (unsigned int i = 0; i < sizeof(d->pad); i++)
+        CU_ASSERT_EQUAL(d->pad[i], 0);
+    free(g.mem);
+
+    /* A vCPU that ran past a synchronous record without asking for it. */
+    rig_new(&g);
+    ft_record_tsc(&g.rec, P(100, 0x10, 0), 1);
+    ASSERT_RC(ft_replay_overrun(&g.rp, P(99, 0x30, 0)), FT_OK);
+    ASSERT_RC(ft_replay_overrun(&g.rp, P(100, 0x10, 0)), FT_OK);
+    ASSERT_RC(ft_replay_overrun(&g.rp, P(101, 0x12, 0)), FT_EDIVERGE);
+    d = ft_replay_diag(&g.rp);
+    CU_ASSERT_EQUAL(d->reason, FT_DIAG_POINT);
+    CU_ASSERT_EQUAL(d->log_kind, FT_K_TSC);
+    CU_ASSERT_EQUAL(d->vcpu_pt.count, 101);
+    free(g.mem);
+
+    /* A log starts at its first record: no replayer or recorder half-way. */
+    rig_new(&g);
+    ft_record_nmi(&g.rec, P(1, 1, 1));
+    ASSERT_RC(ft_replay_async(&g.rp, P(1, 1, 1), &ev, NULL, NULL), FT_OK);
+    ASSERT_RC(ft_replay_init(&g.rp, &g.own), FT_EINVAL);
+    ASSERT_RC(ft_recorder_init(&g.rec, &g.peer), FT_EINVAL);
     free(g.mem);
 }
 
@@ -427,4 +505,6 @@ void register_replay_tests(void)
     CU_add_test(s, "malformed log and failed DMA stop replay",
                 test_malformed_in_ring);
     CU_add_test(s, "stalled producer is notified", test_notify_producer);
+    CU_add_test(s, "diagnosis: right record, no leak, overrun",
+                test_diag_details);
 }

@@ -26,7 +26,7 @@ static void pair_new(struct pair *p, uint32_t data)
               FT_OK);
     ASSERT_RC(ft_ring_attach(&p->peer, p->mem, p->mem_size, FT_RING_RECORD),
               FT_OK);
-    ft_recorder_init(&p->rec, &p->own);
+    ASSERT_RC(ft_recorder_init(&p->rec, &p->own), FT_OK);
 }
 
 static void test_setup(void)
@@ -196,7 +196,7 @@ static void wrap_at(uint32_t start_index)
     p.own.room = 0;
     ASSERT_RC(ft_ring_attach(&p.peer, p.mem, p.mem_size, FT_RING_RECORD),
               FT_OK);
-    ft_recorder_init(&p.rec, &p.own);
+    ASSERT_RC(ft_recorder_init(&p.rec, &p.own), FT_OK);
 
     ASSERT_RC(ft_record_tsc(&p.rec, &pt, 0x123456789abcdefull), FT_OK);
     pt.count += 1000;
@@ -304,6 +304,37 @@ static void test_bad_indices(void)
     free(p.mem);
 }
 
+/* A DMA length that would wrap the size computation writes nothing. */
+static void test_dma_length_refused(void)
+{
+    struct pair p;
+    struct ft_point pt = { 1, 2, 3 };
+    uint8_t data[16] = { 0 };
+    uint32_t prod;
+
+    pair_new(&p, FT_RING_MIN_DATA);
+    /* A full ring: any byte written now would overwrite a record. */
+    while (ft_record_nmi(&p.rec, &pt) == FT_OK)
+        pt.count++;
+    uint8_t *before = malloc(p.own.size);
+    memcpy(before, p.own.data, p.own.size);
+    prod = p.own.prod;
+    /* A point whose encoding is long: the most an encoder could write. */
+    pt.count += 1ull << 60;
+    pt.rip = 0xffffffff81000000ull;
+    pt.rcx = 0x8000000000000001ull;
+    ASSERT_RC(ft_record_dma(&p.rec, &pt, 0, data, 0xffffffffu), FT_EINVAL);
+    ASSERT_RC(ft_record_dma(&p.rec, &pt, 0, data, 0xffffffc0u), FT_EINVAL);
+    ASSERT_RC(ft_record_dma(&p.rec, &pt, 0, data, FT_DMA_MAX + 1),
+              FT_EINVAL);
+    ASSERT_RC(ft_record_dma(&p.rec, &pt, 0, NULL, 16), FT_EINVAL);
+    ASSERT_RC(ft_record_dma(&p.rec, &pt, 0, data, 0), FT_EINVAL);
+    CU_ASSERT_EQUAL(p.own.prod, prod);
+    CU_ASSERT(memcmp(before, p.own.data, p.own.size) == 0);
+    free(before);
+    free(p.mem);
+}
+
 static void test_ack(void)
 {
     struct pair p;
@@ -328,5 +359,6 @@ void register_ring_tests(void)
     CU_add_test(s, "full ring: back-pressure, nothing lost", test_full);
     CU_add_test(s, "wrap-around at every offset", test_wrap_every_offset);
     CU_add_test(s, "impossible indices are refused", test_bad_indices);
+    CU_add_test(s, "bad DMA lengths write nothing", test_dma_length_refused);
     CU_add_test(s, "ack and flags", test_ack);
 }

@@ -77,7 +77,10 @@ static void *producer(void *arg)
         return NULL;
     }
     bell_ring(&st->to_consumer);
-    ft_recorder_init(&rec, &ring);
+    if (ft_recorder_init(&rec, &ring)) {
+        st->producer_error = "recorder init failed";
+        return NULL;
+    }
 
     for (uint64_t i = 0; i < st->records; i++) {
         struct ft_log_rec r;

@@ -26,6 +26,7 @@
 struct xlft_logw {
     FILE *fp;
     char *path;
+    int error;              /* a failed write: final */
     struct ft_codec codec;  /* state after the last record appended */
     uint8_t *buf;          /* block header space, then payload */
     size_t len;            /* payload bytes buffered */
@@ -89,6 +90,7 @@ static void say(char *msg, size_t msglen, const char *fmt, ...)
 }
 
 
+/* A failed write leaves the file in an unknown state: it is final. */
 static int write_all(struct xlft_logw *w, const void *p, size_t n,
                      char *msg, size_t msglen)
 {
@@ -96,6 +98,7 @@ static int write_all(struct xlft_logw *w, const void *p, size_t n,
         int err = errno ? errno : EIO;
 
         say(msg, msglen, "%s: write failed: %s", w->path, strerror(err));
+        w->error = -err;
         return -err;
     }
     return 0;
@@ -174,30 +177,31 @@ int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
                      char *msg, size_t msglen)
 {
     struct ft_codec next = w->codec;
-    size_t off = 0;
     uint32_t nrec;
     int n;
 
+    if (w->error) {
+        say(msg, msglen, "%s: log unusable after an earlier write error",
+            w->path);
+        return w->error;
+    }
+    if (len > INT32_MAX) {
+        say(msg, msglen, "%s: %zu bytes in one append (at most %d)",
+            w->path, len, INT32_MAX);
+        return -EINVAL;
+    }
     /* Check every value first, so that a bad call appends nothing. */
-    while (off < len) {
-        uint32_t chunk = len - off > UINT32_MAX ? UINT32_MAX : len - off;
-
-        n = ft_log_check(&next, recs + off, chunk, &nrec);
-        if (n <= 0) {
-            say(msg, msglen, "%s: record %" PRIu64 " to append is %s",
-                w->path, w->seq + 1 + nrec,
-                n < 0 ? "malformed" : "incomplete");
-            return -EINVAL;
-        }
-        off += (size_t)n;
+    n = ft_log_check(&next, recs, (uint32_t)len, &nrec);
+    if (n < 0 || (size_t)n != len) {
+        say(msg, msglen, "%s: record %" PRIu64 " to append is %s",
+            w->path, w->seq + 1 + nrec, n < 0 ? "malformed" : "incomplete");
+        return -EINVAL;
     }
 
-    off = 0;
-    while (off < len) {
+    for (size_t off = 0; off < len; ) {
         struct ft_log_rec r;
 
-        n = ft_log_decode(NULL, recs + off,
-                          len - off > UINT32_MAX ? UINT32_MAX : len - off, &r);
+        n = ft_log_decode(NULL, recs + off, (uint32_t)(len - off), &r);
         if (w->len && w->len + (size_t)n > XLFT_LOG_BLOCK_TARGET) {
             int rc = write_block(w, 0, msg, msglen);
             if (rc)
@@ -215,6 +219,11 @@ int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
 
 int xlft_logw_flush(struct xlft_logw *w, char *msg, size_t msglen)
 {
+    if (w->error) {
+        say(msg, msglen, "%s: log unusable after an earlier write error",
+            w->path);
+        return w->error;
+    }
     return w->len ? write_block(w, 0, msg, msglen) : 0;
 }
 
@@ -243,7 +252,7 @@ int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen)
     return rc;
 }
 
-/* Read exactly n bytes: 1 done, 0 clean end of file before any byte. */
+/* Read exactly n bytes: 1 if all came, 0 if the file ended first. */
 static int read_exact(struct xlft_logr *r, void *p, size_t n, size_t *got)
 {
     *got = fread(p, 1, n, r->fp);
@@ -288,11 +297,8 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
         rc = -EBADMSG;
         goto fail;
     }
-    if (get_le64(hdr + 24) != XXH3_64bits(hdr, 24)) {
-        say(msg, msglen, "%s: log header checksum mismatch", name);
-        rc = -EBADMSG;
-        goto fail;
-    }
+    /* Magic and version keep their places in every version; the rest,
+     * checksum included, may change with it. */
     if (get_le32(hdr + 8) != FT_LOG_VERSION) {
         say(msg, msglen, "%s: log format version %" PRIu32
             ", this build reads version %u only", name, get_le32(hdr + 8),
@@ -300,7 +306,12 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
         rc = -EPROTONOSUPPORT;
         goto fail;
     }
-    if (get_le32(hdr + 12) != FILE_HDR_SIZE) {
+    if (get_le64(hdr + 24) != XXH3_64bits(hdr, 24)) {
+        say(msg, msglen, "%s: log header checksum mismatch", name);
+        rc = -EBADMSG;
+        goto fail;
+    }
+    if (get_le32(hdr + 12) != FILE_HDR_SIZE || get_le64(hdr + 16)) {
         say(msg, msglen, "%s: bad log header size %" PRIu32, name,
             get_le32(hdr + 12));
         rc = -EBADMSG;
@@ -389,11 +400,16 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
         r->cap = BLOCK_HDR_SIZE + (size_t)plen;
     }
     rc = read_exact(r, h + BLOCK_HDR_SIZE, plen, &got);
-    if (rc <= 0) {
+    if (rc < 0) {
+        say(msg, msglen, "%s: read error in the block at offset %" PRIu64,
+            r->name, r->off);
+        return rc;
+    }
+    if (rc == 0) {
         say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
             PRIu64 ") is cut after %zu of %" PRIu32 " bytes (truncated)",
             r->name, r->off, r->seq + 1, got, plen);
-        return rc < 0 ? rc : -ENODATA;
+        return -ENODATA;
     }
     if (get_le64(h + 24) != XXH3_64bits(h + BLOCK_HDR_SIZE, plen)) {
         say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
@@ -412,7 +428,7 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
     }
     n = ft_log_check(&next, h + BLOCK_HDR_SIZE, plen, &scanned);
     if (n < 0 || (uint32_t)n != plen || scanned != count ||
-        ((flags & BLOCK_F_END) && count)) {
+        ((flags & BLOCK_F_END) ? count != 0 : count == 0)) {
         say(msg, msglen, "%s: block at offset %" PRIu64 ": %s at record %"
             PRIu64, r->name, r->off,
             n < 0 ? "malformed record" : "record count or length mismatch",
@@ -426,6 +442,11 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
             say(msg, msglen, "%s: data after the end marker at offset %"
                 PRIu64, r->name, r->off);
             return -EBADMSG;
+        }
+        if (ferror(r->fp)) {
+            say(msg, msglen, "%s: read error after the end marker",
+                r->name);
+            return -EIO;
         }
         return 0;
     }

@@ -27,7 +27,8 @@ int xlft_logw_open(struct xlft_logw **w, const char *path,
 
 /*
  * Append 'len' bytes holding whole records, in log order.  -EINVAL (and
- * nothing appended) if they are not whole, well-formed records.
+ * nothing appended) if they are not whole, well-formed records.  A write
+ * error is final: every later call returns it.
  */
 int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
                      char *msg, size_t msglen);
@@ -44,7 +45,11 @@ uint64_t xlft_logw_seq(const struct xlft_logw *w);
  */
 int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen);
 
-/* Open a stored log and check its header.  'name' is used in messages. */
+/*
+ * Open a stored log and check its header.  'name' is used in messages.
+ * xlft_logr_open_fp takes 'fp' over: it is closed by xlft_logr_close,
+ * or at once if opening fails.
+ */
 int xlft_logr_open(struct xlft_logr **r, const char *path,
                    char *msg, size_t msglen);
 int xlft_logr_open_fp(struct xlft_logr **r, FILE *fp, const char *name,
