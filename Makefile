@@ -28,6 +28,9 @@ TEST_INCLUDES := -Itests/lib
 
 CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
+FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c))
+FTLOG_SRC := tools/ftlog/ftlog.c
+GUESTS   := idle cpu
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
 LIBS     := -lxxhash -lpthread
 
@@ -42,7 +45,9 @@ san_LDFLAGS := -fsanitize=address,undefined
         check-freestanding check-fuzz fuzz-corpus bench install clean
 .DEFAULT_GOAL := all
 
-all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a
+all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
+     $(BUILD)/bin/ftlog \
+     $(GUESTS:%=$(BUILD)/guests/%.bin)
 
 deps:
 	@sh tools/deps.sh build
@@ -66,6 +71,8 @@ $(BUILD)/obj/$(1)/%.o: %.c
 $(1)_CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 $(1)_XLFT_OBJ := $(XLFT_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 $(1)_UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
+$(1)_FTVM_OBJ := $(FTVM_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
+$(1)_FTLOG_OBJ := $(FTLOG_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 endef
 $(eval $(call variant,rel))
 $(eval $(call variant,san))
@@ -77,6 +84,32 @@ $(BUILD)/lib/libftcore.a: $(rel_CORE_OBJ)
 $(BUILD)/lib/libxlft.a: $(rel_XLFT_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/ftvm: $(rel_FTVM_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ -lunicorn $(LIBS)
+
+$(BUILD)/bin/ftlog: $(rel_FTLOG_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LIBS)
+
+# Guests: freestanding i386 code, flat multiboot images (hvm/guests).
+GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -nostdlib \
+                -fno-pic -fno-pie -fno-stack-protector -mgeneral-regs-only \
+                -fno-asynchronous-unwind-tables -Ihvm/guests
+GUEST_RT := $(BUILD)/obj/guests/rt/start.o $(BUILD)/obj/guests/rt/rt.o
+$(BUILD)/obj/guests/rt/start.o: hvm/guests/rt/start.S
+	@mkdir -p $(@D)
+	$(CC) -m32 -c $< -o $@
+$(BUILD)/obj/guests/%.o: hvm/guests/%.c hvm/guests/rt/rt.h
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -c $< -o $@
+$(BUILD)/guests/%.bin: $(BUILD)/obj/guests/%.o $(GUEST_RT) \
+                       hvm/guests/rt/guest.ld
+	@mkdir -p $(@D)
+	ld -m elf_i386 --no-warn-rwx-segments -T hvm/guests/rt/guest.ld \
+		$(GUEST_RT) $< -o $(@:.bin=.elf)
+	objcopy -O binary $(@:.bin=.elf) $@
 
 $(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)

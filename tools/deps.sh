@@ -4,7 +4,7 @@
 #   tools/deps.sh [GROUP...]   groups: build (default), check, bench
 set -eu
 
-build="gcc make libc6-dev libxxhash-dev"
+build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev"
 check="libcunit1-dev clang libclang-rt-14-dev"
 bench="valgrind"
 

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ftvm.h - the software HVM: one x86 vCPU on Unicorn, PC devices, and
+ * hvm/core's recorder and replayer called where the Xen hooks call them.
+ * Internal to hvm/ftvm.
+ */
+#ifndef FTVM_H
+#define FTVM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <unicorn/unicorn.h>
+
+#include "ft_recorder.h"
+#include "ft_replayer.h"
+#include "ft_ring.h"
+#include "xlft_logfile.h"
+
+/* Exit statuses of `ftvm run`. */
+#define FTVM_EXIT_OK        0
+#define FTVM_EXIT_ERROR     1
+#define FTVM_EXIT_USAGE     2
+#define FTVM_EXIT_DIVERGED  3
+#define FTVM_EXIT_BADLOG    4
+
+#define FTVM_LOAD_ADDR      0x100000u
+#define FTVM_GDT_ADDR       0x500u      /* boot GDT, below the image */
+#define FTVM_MBI_ADDR       0x1000u     /* multiboot info and command line */
+
+enum ftvm_mode { FTVM_FREE, FTVM_RECORD, FTVM_REPLAY };
+
+/* i8259A, one chip; the PC has a master and a slave on its IRQ 2. */
+struct pic {
+    uint8_t irr, isr, imr;
+    uint8_t base;               /* vector of IRQ 0 (ICW2) */
+    uint8_t icw_step;           /* 0: ready, 2..4: expecting ICW2..4 */
+    bool icw4_needed;
+    bool read_isr;              /* OCW3: port reads return ISR, not IRR */
+};
+
+/* i8254 channel 0 (the others are accepted and ignored). */
+struct pit {
+    uint16_t reload;            /* divisor, 0 means 65536 */
+    uint8_t mode, access;       /* from the control word */
+    bool write_hi, read_hi;     /* lo/hi byte toggles */
+    bool latched;
+    uint16_t latch;
+    bool armed;                 /* a divisor has been written */
+};
+
+/* 16550A, transmit only. */
+struct uart {
+    uint8_t ier, lcr, mcr, scr, dll, dlm;
+};
+
+struct ftvm {
+    uc_engine *uc;
+    uint8_t *ram;
+    uint32_t ram_size;
+    enum ftvm_mode mode;
+
+    /* Progress, as the code hook sees it. */
+    uint64_t count;             /* instructions retired */
+    uint64_t stop_at;           /* stop before retiring this one */
+    uint64_t cur_count;         /* count before the current instruction */
+    uint32_t cur_eip;           /* the current instruction */
+    uint8_t last_op;            /* first byte of the last one retired */
+    uint8_t prev_op;            /* and of the one before */
+    bool watch_if;              /* stop after STI/POPF/IRET/POP SS */
+    bool halt_hit;              /* the hook stopped at a HLT */
+    bool halted;
+    int kick;                   /* set by the timer thread (atomic) */
+    int stop_requested;         /* SIGINT/SIGTERM (atomic) */
+
+    /* Devices. */
+    struct pic pic[2];
+    struct pit pit;
+    struct uart uart;
+    FILE *console;              /* guest serial output, or NULL */
+    uint64_t output_id;         /* outputs produced so far */
+    uint64_t tsc_base;          /* host TSC when the guest started */
+    uint64_t tsc_fixed;         /* self-test: every TSC read gives this */
+
+    /* Host timer (record and free modes). */
+    uint64_t timer_period;      /* ns, 0 until the PIT is programmed */
+    uint64_t ticks_due;         /* written by the timer thread */
+    uint64_t ticks_done;
+    int tick_fd;                /* eventfd: a tick is due */
+
+    /* Record/replay. */
+    void *ring_mem;
+    struct ft_ring ring;        /* hypervisor side */
+    struct ft_ring peer;        /* "dom0" side: log file in or out */
+    struct ft_recorder rec;
+    struct ft_replayer rp;
+    struct xlft_logw *logw;
+    struct xlft_logr *logr;
+    const uint8_t *feed;        /* replay: the block being fed */
+    size_t feed_len, feed_off;
+    bool log_ended;             /* replay: the end marker was read */
+
+    /* Why the run stopped, once it has. */
+    int status;                 /* FTVM_EXIT_* */
+    char why[512];
+};
+
+/* vcpu.c */
+enum step { STEP_GO, STEP_DONE, STEP_FAIL };
+
+int ftvm_create(struct ftvm *vm, uint32_t ram_mib);
+void ftvm_destroy(struct ftvm *vm);
+int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t seconds);
+enum step ftvm_execute(struct ftvm *vm);
+int ftvm_deliver(struct ftvm *vm, uint8_t vector);
+void ftvm_fail(struct ftvm *vm, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+struct ft_point ftvm_point(struct ftvm *vm);
+uint64_t ftvm_state_hash(struct ftvm *vm);
+
+/* loader.c */
+int ftvm_load(struct ftvm *vm, const char *path, const char *cmdline);
+
+/* io.c: port I/O of the guest, and the devices behind it */
+void ftvm_io_init(struct ftvm *vm);
+uint32_t ftvm_io_read(struct ftvm *vm, uint16_t port, int size);
+void ftvm_io_write(struct ftvm *vm, uint16_t port, int size, uint32_t val);
+
+/* pic.c */
+void pic_reset(struct pic *p);
+uint8_t pic_read(struct pic *p, int port);
+void pic_write(struct pic *p, int port, uint8_t val);
+void pic_raise(struct ftvm *vm, unsigned int irq);
+int pic_pending(struct ftvm *vm);
+uint8_t pic_ack(struct ftvm *vm);
+void pic_ack_vector(struct ftvm *vm, uint8_t vector);
+
+/* pit.c */
+void pit_reset(struct pit *p);
+uint8_t pit_read(struct ftvm *vm, int port);
+void pit_write(struct ftvm *vm, int port, uint8_t val);
+uint64_t pit_period_ns(const struct pit *p);
+
+/* timer.c: host time drives the PIT on the primary */
+int ftvm_timer_start(struct ftvm *vm);
+void ftvm_timer_stop(struct ftvm *vm);
+int ftvm_timer_wait(struct ftvm *vm, int timeout_ms);
+
+/* ft.c: the recorder and replayer, and the log file behind them */
+int ftvm_ft_record(struct ftvm *vm, const char *log);
+int ftvm_ft_replay(struct ftvm *vm, const char *log);
+int ftvm_ft_finish(struct ftvm *vm);
+int ftvm_ft_append(struct ftvm *vm, const struct ft_log_rec *r);
+int ftvm_ft_next(struct ftvm *vm, const struct ft_log_rec **next);
+int ftvm_ft_sync(struct ftvm *vm, struct ft_log_rec *io);
+void ftvm_ft_diverged(struct ftvm *vm, int rc);
+
+/* selftest.c */
+int ftvm_selftest(char *why, size_t len);
+
+#endif /* FTVM_H */

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * main.c - `ftvm run`: run a guest on the software HVM, recording its
+ * inputs into a log or replaying them from one; `ftvm selftest`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ftvm.h"
+
+static const char usage[] =
+    "usage: ftvm run --guest FILE [--cmdline TEXT] [--timer-hz HZ]\n"
+    "                [--record LOG | --replay LOG]\n"
+    "                [--insns N | --seconds S] [--mem MIB]\n"
+    "                [--console FILE|-|none]\n"
+    "       ftvm selftest\n"
+    "\n"
+    "Runs a guest image (multiboot, as built in build/guests) on one\n"
+    "x86 vCPU.  --record writes every non-deterministic input into LOG;\n"
+    "--replay runs the guest again from LOG alone and stops where the\n"
+    "recording stopped.  Prints insns=<count> and state-hash=<hex>.\n"
+    "Exit status: 0 done, 1 error, 2 usage, 3 divergence, 4 bad log.\n";
+
+static struct ftvm *running;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (running) {
+        __atomic_store_n(&running->stop_requested, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&running->kick, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static int bad_usage(const char *what)
+{
+    fprintf(stderr, "ftvm: %s\n\n%s", what, usage);
+    return FTVM_EXIT_USAGE;
+}
+
+static bool number(const char *s, uint64_t *v)
+{
+    char *end;
+
+    errno = 0;
+    *v = strtoull(s, &end, 10);
+    return *s && !*end && !errno && s[0] != '-';
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "guest", required_argument, NULL, 'g' },
+        { "cmdline", required_argument, NULL, 'c' },
+        { "timer-hz", required_argument, NULL, 'z' },
+        { "record", required_argument, NULL, 'r' },
+        { "replay", required_argument, NULL, 'p' },
+        { "insns", required_argument, NULL, 'n' },
+        { "seconds", required_argument, NULL, 's' },
+        { "mem", required_argument, NULL, 'm' },
+        { "console", required_argument, NULL, 'o' },
+        { "disk", required_argument, NULL, 'd' },
+        { "net", required_argument, NULL, 'e' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *guest = NULL, *cmdline = "", *record = NULL, *replay = NULL;
+    const char *console = "-";
+    uint64_t insns = 0, seconds = 0, hz = 0, mem = 16;
+    char cmd[1024], msg[160];
+    struct ftvm vm;
+    int c, rc;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'g': guest = optarg; break;
+        case 'c': cmdline = optarg; break;
+        case 'r': record = optarg; break;
+        case 'p': replay = optarg; break;
+        case 'o': console = optarg; break;
+        case 'z':
+            if (!number(optarg, &hz) || hz < 19 || hz > 100000)
+                return bad_usage("--timer-hz wants a rate from 19 to "
+                                 "100000");
+            break;
+        case 'n':
+            if (!number(optarg, &insns) || !insns)
+                return bad_usage("--insns wants a positive count");
+            break;
+        case 's':
+            if (!number(optarg, &seconds) || !seconds)
+                return bad_usage("--seconds wants a positive number");
+            break;
+        case 'm':
+            if (!number(optarg, &mem) || mem < 2 || mem > 1024)
+                return bad_usage("--mem wants MiB from 2 to 1024");
+            break;
+        case 'd':
+        case 'e':
+            snprintf(msg, sizeof(msg), "--%s: this device is not "
+                     "implemented yet", c == 'd' ? "disk" : "net");
+            return bad_usage(msg);
+        default:
+            return bad_usage("unknown option");
+        }
+    }
+    if (optind != argc)
+        return bad_usage("unexpected argument");
+    if (!guest)
+        return bad_usage("--guest FILE is required");
+    if (record && replay)
+        return bad_usage("--record and --replay exclude each other");
+    if (insns && seconds)
+        return bad_usage("--insns and --seconds exclude each other");
+    if (replay && (insns || seconds))
+        return bad_usage("a replay stops where its log stops: no --insns "
+                         "or --seconds");
+    if (!replay && !insns && !seconds)
+        return bad_usage("say how long to run: --insns N or --seconds S");
+
+    if (hz)
+        snprintf(cmd, sizeof(cmd), "%s%shz=%" PRIu64, cmdline,
+                 *cmdline ? " " : "", hz);
+    else
+        snprintf(cmd, sizeof(cmd), "%s", cmdline);
+
+    if (ftvm_selftest(msg, sizeof(msg))) {
+        fprintf(stderr, "ftvm: %s\n", msg);
+        return FTVM_EXIT_ERROR;
+    }
+    if (ftvm_create(&vm, (uint32_t)mem)) {
+        fprintf(stderr, "ftvm: %s\n", vm.why);
+        return FTVM_EXIT_ERROR;
+    }
+    if (!strcmp(console, "-"))
+        vm.console = stdout;
+    else if (strcmp(console, "none")) {
+        vm.console = fopen(console, "w");
+        if (!vm.console) {
+            fprintf(stderr, "ftvm: cannot write %s: %s\n", console,
+                    strerror(errno));
+            ftvm_destroy(&vm);
+            return FTVM_EXIT_ERROR;
+        }
+    }
+
+    rc = ftvm_load(&vm, guest, cmd);
+    if (!rc && record)
+        rc = ftvm_ft_record(&vm, record);
+    else if (!rc && replay)
+        rc = ftvm_ft_replay(&vm, replay);
+    if (rc) {
+        fprintf(stderr, "ftvm: %s\n", vm.why);
+        rc = rc > 0 ? rc : FTVM_EXIT_ERROR;
+        goto out;
+    }
+    if (record) {
+        /* The log starts with the state it applies to: replaying it on
+         * another guest or command line fails at its first record. */
+        struct ft_log_rec r = { .kind = FT_K_SYNC, .pt = ftvm_point(&vm) };
+
+        r.u.sync.hash = ftvm_state_hash(&vm);
+        ftvm_ft_append(&vm, &r);
+    }
+
+    running = &vm;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    if (!vm.status)
+        ftvm_run(&vm, insns, seconds);
+    running = NULL;
+    rc = ftvm_ft_finish(&vm);
+    if (vm.console)
+        fflush(vm.console);
+    if (rc) {
+        fprintf(stderr, "ftvm: %s%s\n", vm.why,
+                rc == FTVM_EXIT_DIVERGED && ft_replay_seq(&vm.rp) == 0 &&
+                vm.mode == FTVM_REPLAY ?
+                " (not the guest image or command line it was recorded "
+                "with?)" : "");
+    } else {
+        printf("insns=%" PRIu64 "\nstate-hash=%016" PRIx64 "\n", vm.count,
+               ftvm_state_hash(&vm));
+    }
+out:
+    if (vm.console && vm.console != stdout)
+        fclose(vm.console);
+    ftvm_destroy(&vm);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    char msg[256];
+
+    if (argc >= 2 && !strcmp(argv[1], "run"))
+        return run(argc - 1, argv + 1);
+    if (argc == 2 && !strcmp(argv[1], "selftest")) {
+        if (ftvm_selftest(msg, sizeof(msg))) {
+            fprintf(stderr, "ftvm: %s\n", msg);
+            return FTVM_EXIT_ERROR;
+        }
+        printf("ftvm: self-test passed\n");
+        return 0;
+    }
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    return bad_usage(argc < 2 ? "no command" : "unknown command");
+}

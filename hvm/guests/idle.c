@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * idle.c - an idle guest: a periodic timer, a HLT loop, and a TSC read
+ * on every tick, as a kernel's timer interrupt does.
+ *   hz=N       timer rate (default 100)
+ *   report=N   print a line every N ticks (default: once a second)
+ */
+#include "rt/rt.h"
+
+static volatile uint32_t ticks;
+static volatile uint64_t last_tsc;
+
+static void on_tick(struct rt_frame *f)
+{
+    (void)f;
+    last_tsc = rdtsc();
+    ticks++;
+}
+
+void guest_main(const char *cmdline)
+{
+    uint32_t hz = arg_u32(cmdline, "hz", 100);
+    uint32_t report = arg_u32(cmdline, "report", hz);
+    uint32_t next = report;
+
+    puts_uart("idle: timer at ");
+    put_dec(hz);
+    puts_uart(" Hz\n");
+    irq_set(IRQ_TIMER, on_tick);
+    pit_set_hz(hz);
+    for (;;) {
+        sti_hlt();
+        cli();
+        if (ticks >= next) {
+            puts_uart("idle: ");
+            put_dec(ticks);
+            puts_uart(" ticks, tsc ");
+            put_hex((uint32_t)(last_tsc >> 32));
+            put_hex((uint32_t)last_tsc);
+            puts_uart("\n");
+            next += report;
+        }
+    }
+}
