@@ -41,7 +41,8 @@ san_CFLAGS  := -O1 -g -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 san_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: all deps deps-check deps-bench check check-unit check-san \
+.PHONY: all deps deps-check deps-bench check check-unit check-san soak \
+        check-ftvm \
         check-freestanding check-fuzz fuzz-corpus bench install clean
 .DEFAULT_GOAL := all
 
@@ -121,8 +122,20 @@ $(BUILD)/tests/unit-tests-san: $(san_UNIT_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ)
 
 # --- checks -----------------------------------------------------------
 
-check: deps-check all check-freestanding check-unit check-san check-fuzz
+check: deps-check all check-freestanding check-unit check-san check-ftvm \
+       check-fuzz
 	@echo "make check: all passed"
+
+# ftvm end to end: record/replay pairs in separate processes, and logs
+# that must be refused.  `make soak` runs many more pairs.
+PAIRS ?= 50
+check-ftvm: all
+	$(BUILD)/bin/ftvm selftest
+	sh tests/ftvm/pairs.sh $(BUILD) $(PAIRS)
+	sh tests/ftvm/divergence.sh $(BUILD)
+
+soak: all
+	sh tests/ftvm/pairs.sh $(BUILD) 1000
 
 check-unit: deps-check $(BUILD)/tests/unit-tests
 	cd tests/unit && ../../$(BUILD)/tests/unit-tests
@@ -147,12 +160,18 @@ check-freestanding: $(FREE_OBJ)
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all $(INCLUDES) -Itests/lib
+# fuzz_ftvm runs the whole software HVM on its inputs.
+FUZZ_EXTRA_fuzz_ftvm := $(filter-out hvm/ftvm/main.c,$(FTVM_SRC))
+FUZZ_LIBS_fuzz_ftvm := -lunicorn
+$(BUILD)/fuzz/fuzz_ftvm: $(GUESTS:%=$(BUILD)/guests/%.bin) \
+                         $(FUZZ_EXTRA_fuzz_ftvm) hvm/ftvm/ftvm.h
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
                  $(wildcard hvm/core/*.h tools/libxlft/include/*.h \
                             tests/lib/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
-		-o $@ $(LIBS)
+	$(CLANG) $(FUZZ_FLAGS) -Ihvm/ftvm $< $(CORE_SRC) $(XLFT_SRC) \
+		tests/lib/records.c $(FUZZ_EXTRA_$*) -o $@ $(LIBS) \
+		$(FUZZ_LIBS_$*)
 # The seeds are committed; this writes them again from the real encoder
 # (deterministically) after a format change.
 fuzz-corpus: deps

@@ -101,6 +101,10 @@ struct ftvm {
     size_t feed_len, feed_off;
     bool log_ended;             /* replay: the end marker was read */
 
+    uint64_t sync_ns;           /* record: a state hash this often */
+    uint64_t insn_cap;          /* replay: refuse to run further (fuzzing) */
+    uint64_t next_sync;
+
     /* Why the run stopped, once it has. */
     int status;                 /* FTVM_EXIT_* */
     char why[512];
@@ -111,7 +115,7 @@ enum step { STEP_GO, STEP_DONE, STEP_FAIL };
 
 int ftvm_create(struct ftvm *vm, uint32_t ram_mib);
 void ftvm_destroy(struct ftvm *vm);
-int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t seconds);
+int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t millis);
 enum step ftvm_execute(struct ftvm *vm);
 int ftvm_deliver(struct ftvm *vm, uint8_t vector);
 void ftvm_fail(struct ftvm *vm, int status, const char *fmt, ...)

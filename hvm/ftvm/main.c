@@ -16,7 +16,7 @@ static const char usage[] =
     "usage: ftvm run --guest FILE [--cmdline TEXT] [--timer-hz HZ]\n"
     "                [--record LOG | --replay LOG]\n"
     "                [--insns N | --seconds S] [--mem MIB]\n"
-    "                [--console FILE|-|none]\n"
+    "                [--console FILE|-|none] [--sync-every S]\n"
     "       ftvm selftest\n"
     "\n"
     "Runs a guest image (multiboot, as built in build/guests) on one\n"
@@ -51,6 +51,20 @@ static bool number(const char *s, uint64_t *v)
     return *s && !*end && !errno && s[0] != '-';
 }
 
+/* Seconds, decimals allowed, as milliseconds. */
+static bool duration(const char *s, uint64_t *ms)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (!*s || *end || errno || !(v > 0) || v > 86400)
+        return false;
+    *ms = (uint64_t)(v * 1000 + 0.5);
+    return *ms > 0;
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -63,13 +77,14 @@ static int run(int argc, char **argv)
         { "seconds", required_argument, NULL, 's' },
         { "mem", required_argument, NULL, 'm' },
         { "console", required_argument, NULL, 'o' },
+        { "sync-every", required_argument, NULL, 'y' },
         { "disk", required_argument, NULL, 'd' },
         { "net", required_argument, NULL, 'e' },
         { NULL, 0, NULL, 0 },
     };
     const char *guest = NULL, *cmdline = "", *record = NULL, *replay = NULL;
     const char *console = "-";
-    uint64_t insns = 0, seconds = 0, hz = 0, mem = 16;
+    uint64_t insns = 0, millis = 0, hz = 0, mem = 16, sync_ms = 250;
     char cmd[1024], msg[160];
     struct ftvm vm;
     int c, rc;
@@ -92,8 +107,14 @@ static int run(int argc, char **argv)
                 return bad_usage("--insns wants a positive count");
             break;
         case 's':
-            if (!number(optarg, &seconds) || !seconds)
-                return bad_usage("--seconds wants a positive number");
+            if (!duration(optarg, &millis))
+                return bad_usage("--seconds wants a positive number "
+                                 "(decimals allowed, at most 86400)");
+            break;
+        case 'y':
+            if (!duration(optarg, &sync_ms))
+                return bad_usage("--sync-every wants seconds (decimals "
+                                 "allowed)");
             break;
         case 'm':
             if (!number(optarg, &mem) || mem < 2 || mem > 1024)
@@ -114,12 +135,12 @@ static int run(int argc, char **argv)
         return bad_usage("--guest FILE is required");
     if (record && replay)
         return bad_usage("--record and --replay exclude each other");
-    if (insns && seconds)
+    if (insns && millis)
         return bad_usage("--insns and --seconds exclude each other");
-    if (replay && (insns || seconds))
+    if (replay && (insns || millis))
         return bad_usage("a replay stops where its log stops: no --insns "
                          "or --seconds");
-    if (!replay && !insns && !seconds)
+    if (!replay && !insns && !millis)
         return bad_usage("say how long to run: --insns N or --seconds S");
 
     if (hz)
@@ -167,19 +188,20 @@ static int run(int argc, char **argv)
         ftvm_ft_append(&vm, &r);
     }
 
+    vm.sync_ns = sync_ms * 1000000ull;
     running = &vm;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     if (!vm.status)
-        ftvm_run(&vm, insns, seconds);
+        ftvm_run(&vm, insns, millis);
     running = NULL;
     rc = ftvm_ft_finish(&vm);
     if (vm.console)
         fflush(vm.console);
     if (rc) {
         fprintf(stderr, "ftvm: %s%s\n", vm.why,
-                rc == FTVM_EXIT_DIVERGED && ft_replay_seq(&vm.rp) == 0 &&
-                vm.mode == FTVM_REPLAY ?
+                rc == FTVM_EXIT_DIVERGED && vm.mode == FTVM_REPLAY &&
+                ft_replay_diag(&vm.rp)->seq == 1 ?
                 " (not the guest image or command line it was recorded "
                 "with?)" : "");
     } else {

@@ -512,6 +512,16 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
         pic_raise(vm, 0);
     }
 
+    /* A state hash now and then: divergence shows within a period. */
+    if (vm->mode == FTVM_RECORD && vm->sync_ns && now_ns() >= vm->next_sync) {
+        struct ft_log_rec r = { .kind = FT_K_SYNC, .pt = ftvm_point(vm) };
+
+        r.u.sync.hash = ftvm_state_hash(vm);
+        if (!record_ok(vm, &r))
+            return STEP_FAIL;
+        vm->next_sync = now_ns() + vm->sync_ns;
+    }
+
     v = pic_pending(vm);
     if (v >= 0) {
         bool if_on = reg(vm, UC_X86_REG_EFLAGS) & EFL_IF;
@@ -621,6 +631,12 @@ static enum step replay_step(struct ftvm *vm)
         return STEP_DONE;           /* every record replayed */
     if (rc)
         return STEP_FAIL;
+    if (vm->insn_cap && next->pt.count > vm->insn_cap) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "record %llu is beyond the "
+                  "instruction cap of this run",
+                  (unsigned long long)ft_replay_seq(&vm->rp) + 1);
+        return STEP_FAIL;
+    }
 
     if (vm->halted || vm->count > next->pt.count) {
         /* A halted vCPU can only wait for an event at this very point. */
@@ -644,9 +660,11 @@ static enum step replay_step(struct ftvm *vm)
     return replay_async(vm);
 }
 
-int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t seconds)
+int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t millis)
 {
-    uint64_t deadline = seconds ? now_ns() + seconds * 1000000000ull : 0;
+    uint64_t deadline = millis ? now_ns() + millis * 1000000ull : 0;
+
+    vm->next_sync = now_ns() + vm->sync_ns;
     enum step s;
 
     if (vm->mode != FTVM_REPLAY) {

@@ -47,6 +47,7 @@ seeds=$(find "$work/corpus" -type f | wc -l)
 # for a target that wedges outside libFuzzer's own per-input timeout.
 # stdin is /dev/null so that nothing can wait for a terminal.
 log=$work/log
+LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(dirname "$0")/lsan.supp} \
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 timeout -k 10 $((secs + 120)) "$target" \

@@ -4,6 +4,10 @@
  *
  *   ftlog dump LOG               one line per record
  *   ftlog edit LOG OUT --seq N --flip | --later | --drop
+ *   ftlog records LOG OUT --from N
+ *                                the record bytes alone, from record N on
+ *                                (fuzz seeds: FORMAT.md says how the
+ *                                codec state then continues)
  *
  * edit re-encodes the whole log with record N changed: --flip inverts
  * the lowest bit of its value (the vector, TSC, port or MMIO value, ...),
@@ -25,7 +29,8 @@
 
 static const char usage[] =
     "usage: ftlog dump LOG\n"
-    "       ftlog edit LOG OUT --seq N (--flip | --later | --drop)\n";
+    "       ftlog edit LOG OUT --seq N (--flip | --later | --drop)\n"
+    "       ftlog records LOG OUT --from N\n";
 
 static void print(uint64_t seq, const struct ft_log_rec *r)
 {
@@ -74,7 +79,7 @@ static void print(uint64_t seq, const struct ft_log_rec *r)
     putchar('\n');
 }
 
-enum edit { NONE, FLIP, LATER, DROP };
+enum edit { NONE, FLIP, LATER, DROP, RAW };
 
 static void flip(struct ft_log_rec *r)
 {
@@ -92,8 +97,8 @@ static void flip(struct ft_log_rec *r)
     }
 }
 
-static int walk(const char *path, struct xlft_logw *w, uint64_t target,
-                enum edit how)
+static int walk(const char *path, struct xlft_logw *w, FILE *raw,
+                uint64_t target, enum edit how)
 {
     struct xlft_logr *lr;
     struct ft_codec dec, enc;
@@ -119,6 +124,17 @@ static int walk(const char *path, struct xlft_logw *w, uint64_t target,
                                   &r);
 
             ft_codec_advance(&dec, &r);
+            if (raw) {
+                if (seq + 1 >= target &&
+                    fwrite(recs + off, 1, (size_t)n, raw) != (size_t)n) {
+                    fprintf(stderr, "ftlog: write: %s\n", strerror(errno));
+                    xlft_logr_close(lr);
+                    return 1;
+                }
+                off += (size_t)n;
+                seq++;
+                continue;
+            }
             off += (size_t)n;
             seq++;
             if (!w) {
@@ -168,7 +184,30 @@ static int walk(const char *path, struct xlft_logw *w, uint64_t target,
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "dump"))
-        return walk(argv[2], NULL, 0, NONE);
+        return walk(argv[2], NULL, NULL, 0, NONE);
+    if (argc == 6 && !strcmp(argv[1], "records") &&
+        !strcmp(argv[4], "--from")) {
+        char *end;
+        uint64_t from = strtoull(argv[5], &end, 10);
+        FILE *out;
+        int rc;
+
+        if (*end || !from) {
+            fputs(usage, stderr);
+            return EXIT_USAGE;
+        }
+        out = fopen(argv[3], "wb");
+        if (!out) {
+            fprintf(stderr, "ftlog: %s: %s\n", argv[3], strerror(errno));
+            return 1;
+        }
+        rc = walk(argv[2], NULL, out, from, RAW);
+        if (fclose(out) && !rc) {
+            fprintf(stderr, "ftlog: %s: %s\n", argv[3], strerror(errno));
+            rc = 1;
+        }
+        return rc;
+    }
     if (argc == 7 && !strcmp(argv[1], "edit") && !strcmp(argv[4], "--seq")) {
         enum edit how = !strcmp(argv[6], "--flip") ? FLIP :
                         !strcmp(argv[6], "--later") ? LATER :
@@ -186,7 +225,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "ftlog: %s\n", msg);
             return 1;
         }
-        rc = walk(argv[2], w, seq, how);
+        rc = walk(argv[2], w, NULL, seq, how);
         if (xlft_logw_close(w, msg, sizeof(msg)) && !rc) {
             fprintf(stderr, "ftlog: %s\n", msg);
             rc = 1;

@@ -80,6 +80,13 @@ void put_hex(uint32_t v)
         putc_uart("0123456789abcdef"[(v >> s) & 15]);
 }
 
+void put_hex64(uint64_t v)
+{
+    puts_uart("0x");
+    for (int s = 60; s >= 0; s -= 4)
+        putc_uart("0123456789abcdef"[(v >> s) & 15]);
+}
+
 void rt_setup_idt(void)
 {
     struct {

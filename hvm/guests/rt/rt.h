@@ -82,6 +82,7 @@ void putc_uart(char c);
 void puts_uart(const char *s);
 void put_dec(uint32_t v);
 void put_hex(uint32_t v);
+void put_hex64(uint64_t v);
 
 void irq_set(unsigned int irq, rt_irq_fn fn);
 void pit_set_hz(uint32_t hz);

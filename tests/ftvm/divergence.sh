@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# divergence.sh BUILD - a replay that is fed a wrong log must stop with
+# the right exit status and name the record: a flipped TSC value, an
+# interrupt moved by one instruction, a dropped record, a cut log, a
+# damaged byte, another guest command line; and usage errors are 2.
+set -u
+
+build=${1:?usage: divergence.sh BUILD}
+ftvm=$build/bin/ftvm
+ftlog=$build/bin/ftlog
+work=$(mktemp -d "${TMPDIR:-/tmp}/xenft-div.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
+
+# expect NAME STATUS PATTERN -- command...: status and a stderr line.
+expect() {
+    name=$1 want=$2 pattern=$3
+    shift 4
+    "$@" >"$work/out" 2>"$work/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        bad "$name: exit status $got, want $want ($(cat "$work/err"))"
+    elif ! grep -q -- "$pattern" "$work/err"; then
+        bad "$name: no '$pattern' in: $(cat "$work/err")"
+    else
+        ok "$name ($(cut -c1-150 "$work/err" | head -n 1))"
+    fi
+}
+
+idle="--guest $build/guests/idle.bin --timer-hz 1000 --cmdline report=100"
+# shellcheck disable=SC2086
+"$ftvm" run $idle --seconds 0.3 --record "$work/log" --console none \
+    >/dev/null || { echo "FAIL: cannot record"; exit 1; }
+"$ftlog" dump "$work/log" >"$work/dump" || { echo "FAIL: dump"; exit 1; }
+
+# A TSC value the guest counts time with: the next state hash differs.
+seq=$(awk '/ TSC read /{n++; if (n == 5) { print $1; exit }}' "$work/dump")
+sync=$(awk -v s="$seq" '$1 > s && / state sync /{ print $1; exit }' \
+       "$work/dump")
+"$ftlog" edit "$work/log" "$work/e" --seq "$seq" --flip
+# shellcheck disable=SC2086
+expect "flipped TSC value (record $seq)" 3 "divergence at record $sync" -- \
+    "$ftvm" run $idle --replay "$work/e" --console none
+
+# An interrupt one instruction late is caught where it was due.
+seq=$(awk '/ external interrupt /{n++; if (n == 7) { print $1; exit }}' \
+      "$work/dump")
+"$ftlog" edit "$work/log" "$work/e" --seq "$seq" --later
+# shellcheck disable=SC2086
+expect "interrupt moved by one (record $seq)" 3 \
+    "divergence at record $seq" -- \
+    "$ftvm" run $idle --replay "$work/e" --console none
+
+seq=$(awk '/ port read /{n++; if (n == 3) { print $1; exit }}' "$work/dump")
+"$ftlog" edit "$work/log" "$work/e" --seq "$seq" --drop
+# shellcheck disable=SC2086
+expect "dropped port read (record $seq)" 3 "divergence at record $seq" -- \
+    "$ftvm" run $idle --replay "$work/e" --console none
+
+size=$(wc -c <"$work/log")
+head -c $((size - 60)) "$work/log" >"$work/cut"
+# shellcheck disable=SC2086
+expect "cut log" 4 "truncated" -- \
+    "$ftvm" run $idle --replay "$work/cut" --console none
+
+cp "$work/log" "$work/dmg"
+printf 'X' | dd of="$work/dmg" bs=1 seek=$((size / 2)) conv=notrunc \
+    2>/dev/null
+# shellcheck disable=SC2086
+expect "damaged byte" 4 "checksum mismatch\|damaged" -- \
+    "$ftvm" run $idle --replay "$work/dmg" --console none
+
+expect "another command line" 3 "divergence at record 1:" -- \
+    "$ftvm" run --guest "$build/guests/idle.bin" --timer-hz 999 \
+    --cmdline report=100 --replay "$work/log" --console none
+
+expect "not a log" 4 "not a xenft log" -- \
+    "$ftvm" run $idle --replay "$build/guests/idle.bin" --console none
+expect "no such log" 1 "cannot open" -- \
+    "$ftvm" run $idle --replay "$work/nothing" --console none
+expect "usage: no guest" 2 "guest FILE is required" -- \
+    "$ftvm" run --seconds 1
+expect "usage: both modes" 2 "exclude each other" -- \
+    "$ftvm" run $idle --record a --replay b
+expect "usage: no length" 2 "how long" -- \
+    "$ftvm" run $idle
+expect "usage: bad rate" 2 "timer-hz" -- \
+    "$ftvm" run $idle --seconds 1 --timer-hz 5
+expect "not a guest image" 1 "no multiboot header" -- \
+    "$ftvm" run --guest "$work/log" --seconds 0.1 --console none
+
+echo "divergence: $passed passed, $failed failed"
+[ "$failed" = 0 ]

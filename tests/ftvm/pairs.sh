@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# pairs.sh BUILD N - record a guest on ftvm, replay it in a separate
+# process, and require the same instruction count, state hash and
+# console output; N pairs over the guests, timer rates and seeds, drawn
+# from a seed that is printed (FT_TEST_SEED=... repeats a run).
+set -u
+
+build=${1:?usage: pairs.sh BUILD N}
+pairs=${2:?usage: pairs.sh BUILD N}
+ftvm=$build/bin/ftvm
+seed=${FT_TEST_SEED:-$(date +%s)}
+work=$(mktemp -d "${TMPDIR:-/tmp}/xenft-pairs.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+
+[ -x "$ftvm" ] || { echo "pairs.sh: $ftvm is not built" >&2; exit 2; }
+echo "record/replay pairs: $pairs, seed $seed"
+
+# A small LCG so the draw is the same in every shell.
+rnd_state=$seed
+rnd() {
+    rnd_state=$(( (rnd_state * 1103515245 + 12345) % 2147483648 ))
+    echo $(( rnd_state / 65536 % $1 ))
+}
+
+passed=0
+failed=0
+i=0
+while [ "$i" -lt "$pairs" ]; do
+    i=$((i + 1))
+    set -- 82 100 250 1000 4000
+    shift "$(rnd 5)"
+    hz=$1
+    if [ "$(rnd 4)" = 0 ]; then
+        guest=idle
+        run="--seconds 0.$((2 + $(rnd 3)))"
+        args="report=$((50 + $(rnd 200)))"
+    else
+        guest=cpu
+        run="--insns $((1000000 + $(rnd 20000000)))"
+        args="seed=$(rnd 100000)"
+    fi
+    what="$guest hz=$hz $args $run"
+    common="--guest $build/guests/$guest.bin --timer-hz $hz --cmdline $args"
+    # shellcheck disable=SC2086
+    if ! timeout 120 "$ftvm" run $common $run --record "$work/log" \
+            --console "$work/c1" >"$work/o1" 2>"$work/e1"; then
+        echo "FAIL $i ($what): recording failed: $(cat "$work/e1")"
+        failed=$((failed + 1))
+        continue
+    fi
+    # shellcheck disable=SC2086
+    if ! timeout 120 "$ftvm" run $common --replay "$work/log" \
+            --console "$work/c2" >"$work/o2" 2>"$work/e2"; then
+        echo "FAIL $i ($what): replay failed: $(cat "$work/e2")"
+        failed=$((failed + 1))
+        continue
+    fi
+    if ! cmp -s "$work/o1" "$work/o2" || ! cmp -s "$work/c1" "$work/c2"; then
+        echo "FAIL $i ($what): record and replay differ:"
+        paste "$work/o1" "$work/o2"
+        failed=$((failed + 1))
+        continue
+    fi
+    if ! grep -q '^insns=[1-9]' "$work/o1" ||
+       ! grep -q '^state-hash=[0-9a-f]\{16\}$' "$work/o1"; then
+        echo "FAIL $i ($what): no insns= and state-hash= lines"
+        failed=$((failed + 1))
+        continue
+    fi
+    passed=$((passed + 1))
+done
+echo "pairs: $passed passed, $failed failed"
+[ "$failed" = 0 ]
