@@ -2,6 +2,7 @@
 #
 #   make            build everything into build/
 #   make check      build and run every test (also under ASan+UBSan)
+#   make demo       a guest recorded and replayed on the software HVM
 #   make bench      run the benchmarks, figures in build/bench/results.json
 #   make install    install into $(DESTDIR)$(PREFIX)
 #   make clean
@@ -41,7 +42,7 @@ san_CFLAGS  := -O1 -g -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 san_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: all deps deps-check deps-bench check check-unit check-san soak \
+.PHONY: all deps deps-check deps-bench check check-unit check-san soak demo \
         check-ftvm \
         check-freestanding check-fuzz fuzz-corpus bench install clean
 .DEFAULT_GOAL := all
@@ -137,6 +138,9 @@ check-ftvm: all
 soak: all
 	sh tests/ftvm/pairs.sh $(BUILD) 1000
 
+demo: all
+	@sh tests/demo/demo.sh $(BUILD)
+
 check-unit: deps-check $(BUILD)/tests/unit-tests
 	cd tests/unit && ../../$(BUILD)/tests/unit-tests
 
@@ -194,8 +198,9 @@ $(BUILD)/bench/bench-core: tests/bench/bench_core.c \
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g -no-pie $^ -o $@
 
-bench: deps-bench $(BUILD)/bench/bench-core
+bench: deps-bench all $(BUILD)/bench/bench-core
 	sh tests/bench/run-core.sh $(BUILD)/bench
+	sh tests/bench/run-ftvm.sh $(BUILD)
 
 # --- install ----------------------------------------------------------
 
