@@ -31,7 +31,7 @@ CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
 FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c))
 FTLOG_SRC := tools/ftlog/ftlog.c
-GUESTS   := idle cpu
+GUESTS   := idle cpu disk
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
 LIBS     := -lxxhash -lpthread
 

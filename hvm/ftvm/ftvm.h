@@ -50,6 +50,32 @@ struct pit {
     bool armed;                 /* a divisor has been written */
 };
 
+/* The block device (disk.c, DEVICES.md). */
+#define DISK_MMIO       0xfeb01000u
+#define DISK_IRQ        14
+#define DISK_ID         0x00
+#define DISK_SECTORS    0x04
+#define DISK_RING       0x10
+#define DISK_SIZE       0x14
+#define DISK_CTRL       0x18
+#define DISK_KICK       0x1c
+#define DISK_ID_VALUE   0x4b534458u     /* "XDSK" */
+#define DISK_QUEUE      256
+
+struct disk_done {
+    uint32_t slot, status, addr, len;
+    uint8_t *data;              /* read data, len bytes */
+};
+
+struct disk {
+    int fd;                     /* host file: primary only, -1 if none */
+    uint64_t sectors;
+    uint32_t ring, size, ctrl;  /* as the guest programmed them */
+    uint32_t next;              /* requests taken so far */
+    struct disk_done done[DISK_QUEUE];  /* primary: done, not delivered */
+    unsigned int pending;
+};
+
 /* 16550A, transmit only. */
 struct uart {
     uint8_t ier, lcr, mcr, scr, dll, dlm;
@@ -78,6 +104,7 @@ struct ftvm {
     struct pic pic[2];
     struct pit pit;
     struct uart uart;
+    struct disk disk;
     FILE *console;              /* guest serial output, or NULL */
     uint64_t output_id;         /* outputs produced so far */
     uint64_t tsc_base;          /* host TSC when the guest started */
@@ -121,6 +148,9 @@ int ftvm_deliver(struct ftvm *vm, uint8_t vector);
 void ftvm_fail(struct ftvm *vm, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 struct ft_point ftvm_point(struct ftvm *vm);
+bool ftvm_input(struct ftvm *vm, struct ft_log_rec *r);
+int ftvm_dma_in(struct ftvm *vm, uint32_t gpa, const void *data,
+                uint32_t len);
 uint64_t ftvm_state_hash(struct ftvm *vm);
 
 /* loader.c */
@@ -145,6 +175,13 @@ void pit_reset(struct pit *p);
 uint8_t pit_read(struct ftvm *vm, int port);
 void pit_write(struct ftvm *vm, int port, uint8_t val);
 uint64_t pit_period_ns(const struct pit *p);
+
+/* disk.c */
+int disk_open(struct ftvm *vm, const char *path);
+void disk_close(struct ftvm *vm);
+uint32_t disk_read(struct ftvm *vm, uint32_t reg);
+void disk_write(struct ftvm *vm, uint32_t reg, uint32_t val);
+int disk_complete(struct ftvm *vm);
 
 /* timer.c: host time drives the PIT on the primary */
 int ftvm_timer_start(struct ftvm *vm);

@@ -17,6 +17,7 @@ static const char usage[] =
     "                [--record LOG | --replay LOG]\n"
     "                [--insns N | --seconds S] [--mem MIB]\n"
     "                [--console FILE|-|none] [--sync-every S]\n"
+    "                [--disk FILE]\n"
     "       ftvm selftest\n"
     "\n"
     "Runs a guest image (multiboot, as built in build/guests) on one\n"
@@ -83,7 +84,7 @@ static int run(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *guest = NULL, *cmdline = "", *record = NULL, *replay = NULL;
-    const char *console = "-";
+    const char *console = "-", *disk = NULL;
     uint64_t insns = 0, millis = 0, hz = 0, mem = 16, sync_ms = 250;
     char cmd[1024], msg[160];
     struct ftvm vm;
@@ -120,11 +121,9 @@ static int run(int argc, char **argv)
             if (!number(optarg, &mem) || mem < 2 || mem > 1024)
                 return bad_usage("--mem wants MiB from 2 to 1024");
             break;
-        case 'd':
+        case 'd': disk = optarg; break;
         case 'e':
-            snprintf(msg, sizeof(msg), "--%s: this device is not "
-                     "implemented yet", c == 'd' ? "disk" : "net");
-            return bad_usage(msg);
+            return bad_usage("--net: the NIC is not implemented yet");
         default:
             return bad_usage("unknown option");
         }
@@ -140,6 +139,9 @@ static int run(int argc, char **argv)
     if (replay && (insns || millis))
         return bad_usage("a replay stops where its log stops: no --insns "
                          "or --seconds");
+    if (replay && disk)
+        return bad_usage("a replay takes what its disk read from the log: "
+                         "no --disk");
     if (!replay && !insns && !millis)
         return bad_usage("say how long to run: --insns N or --seconds S");
 
@@ -170,6 +172,8 @@ static int run(int argc, char **argv)
     }
 
     rc = ftvm_load(&vm, guest, cmd);
+    if (!rc && disk)
+        rc = disk_open(&vm, disk);
     if (!rc && record)
         rc = ftvm_ft_record(&vm, record);
     else if (!rc && replay)

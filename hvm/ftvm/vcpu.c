@@ -94,7 +94,7 @@ static void retire(struct ftvm *vm, uint8_t op)
  * 'value' and records it, the secondary takes the log's.  False when the
  * run must stop (the reason is in vm->status).
  */
-static bool input(struct ftvm *vm, struct ft_log_rec *r)
+bool ftvm_input(struct ftvm *vm, struct ft_log_rec *r)
 {
     r->pt = here(vm);
     if (vm->mode == FTVM_REPLAY)
@@ -116,7 +116,7 @@ static void emulate_rdtsc(struct ftvm *vm, uint32_t len, bool rdtscp)
     struct ft_log_rec r = { .kind = FT_K_TSC };
 
     r.u.tsc.value = guest_tsc(vm);
-    if (!input(vm, &r))
+    if (!ftvm_input(vm, &r))
         return;
     set_reg(vm, UC_X86_REG_EAX, (uint32_t)r.u.tsc.value);
     set_reg(vm, UC_X86_REG_EDX, (uint32_t)(r.u.tsc.value >> 32));
@@ -133,7 +133,7 @@ static void emulate_rdmsr(struct ftvm *vm)
 
     r.u.msr.index = reg(vm, UC_X86_REG_ECX);
     r.u.msr.value = r.u.msr.index == MSR_TSC ? guest_tsc(vm) : 0;
-    if (!input(vm, &r))
+    if (!ftvm_input(vm, &r))
         return;
     set_reg(vm, UC_X86_REG_EAX, (uint32_t)r.u.msr.value);
     set_reg(vm, UC_X86_REG_EDX, (uint32_t)(r.u.msr.value >> 32));
@@ -200,7 +200,7 @@ static uint32_t hook_in(uc_engine *uc, uint32_t port, int size, void *opaque)
     r.u.pio.port = (uint16_t)port;
     r.u.pio.size = (uint8_t)size;
     r.u.pio.value = ftvm_io_read(vm, (uint16_t)port, size);
-    if (!input(vm, &r))
+    if (!ftvm_input(vm, &r))
         return 0;
     return r.u.pio.value;
 }
@@ -217,7 +217,7 @@ static void hook_out(uc_engine *uc, uint32_t port, int size, uint32_t value,
         struct ft_log_rec r = { .kind = FT_K_OUTPUT };
 
         r.u.output.id = ++vm->output_id;
-        input(vm, &r);
+        ftvm_input(vm, &r);
     }
 }
 
@@ -254,7 +254,7 @@ static bool hook_invalid(uc_engine *uc, void *opaque)
         return true;
     }
     r.u.rand.value = v;
-    if (!input(vm, &r))
+    if (!ftvm_input(vm, &r))
         return true;
     if (o16)
         set_reg(vm, regs[rm], (reg(vm, regs[rm]) & 0xffff0000u) |
@@ -266,6 +266,34 @@ static bool hook_invalid(uc_engine *uc, void *opaque)
              ~(EFL_OF | EFL_SF | EFL_ZF | EFL_AF | EFL_PF)) | EFL_CF);
     set_reg(vm, UC_X86_REG_EIP, eip + 3 + o16);
     return true;
+}
+
+/* MMIO: the disk's registers; reads are inputs like port reads. */
+static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size,
+                          void *opaque)
+{
+    struct ftvm *vm = opaque;
+    struct ft_log_rec r = { .kind = FT_K_MMIO };
+    uint32_t v = disk_read(vm, (uint32_t)off & ~3u);
+
+    (void)uc;
+    r.u.mmio.gpa = DISK_MMIO + off;
+    r.u.mmio.size = (uint8_t)size;
+    r.u.mmio.value = size >= 4 ? v : (v >> (8 * (off & 3))) &
+                                     ((1u << (8 * size)) - 1);
+    if (!ftvm_input(vm, &r))
+        return 0;
+    return r.u.mmio.value;
+}
+
+static void mmio_write(uc_engine *uc, uint64_t off, unsigned size,
+                       uint64_t val, void *opaque)
+{
+    struct ftvm *vm = opaque;
+
+    (void)uc;
+    if (size == 4 && !(off & 3))
+        disk_write(vm, (uint32_t)off, (uint32_t)val);
 }
 
 static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
@@ -333,6 +361,7 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
 
     memset(vm, 0, sizeof(*vm));
     vm->tick_fd = -1;
+    vm->disk.fd = -1;
     vm->stop_at = UINT64_MAX;
     vm->ram_size = ram_mib << 20;
     vm->ram = aligned_alloc(4096, vm->ram_size);
@@ -360,6 +389,9 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
                         1, 0);
     if (!e)
         e = uc_hook_add(vm->uc, &h, UC_HOOK_INTR, hook_intr, vm, 1, 0);
+    if (!e)
+        e = uc_mmio_map(vm->uc, DISK_MMIO, 4096, mmio_read, vm, mmio_write,
+                        vm);
     if (e) {
         snprintf(vm->why, sizeof(vm->why), "unicorn: %s", uc_strerror(e));
         ftvm_destroy(vm);
@@ -385,6 +417,7 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
 void ftvm_destroy(struct ftvm *vm)
 {
     ftvm_timer_stop(vm);
+    disk_close(vm);
     if (vm->uc)
         uc_close(vm->uc);
     vm->uc = NULL;
@@ -440,6 +473,8 @@ uint64_t ftvm_state_hash(struct ftvm *vm)
                (uint64_t)vm->pit.read_hi << 33 |
                (uint64_t)vm->pit.latched << 34 |
                (uint64_t)vm->pit.armed << 35;
+    dev[n++] = vm->disk.ring | (uint64_t)vm->disk.size << 32;
+    dev[n++] = vm->disk.ctrl | (uint64_t)vm->disk.next << 32;
     dev[n++] = (uint64_t)vm->uart.ier | (uint64_t)vm->uart.lcr << 8 |
                (uint64_t)vm->uart.mcr << 16 | (uint64_t)vm->uart.scr << 24 |
                (uint64_t)vm->uart.dll << 32 | (uint64_t)vm->uart.dlm << 40;
@@ -448,6 +483,11 @@ uint64_t ftvm_state_hash(struct ftvm *vm)
     h = XXH3_64bits_digest(st);
     XXH3_freeState(st);
     return h;
+}
+
+static bool record_ok(struct ftvm *vm, struct ft_log_rec *r)
+{
+    return vm->mode != FTVM_RECORD || ftvm_ft_append(vm, r) == FT_OK;
 }
 
 static bool in_shadow(const struct ftvm *vm)
@@ -478,10 +518,6 @@ enum step ftvm_execute(struct ftvm *vm)
     return STEP_GO;
 }
 
-static bool record_ok(struct ftvm *vm, struct ft_log_rec *r)
-{
-    return vm->mode != FTVM_RECORD || ftvm_ft_append(vm, r) == FT_OK;
-}
 
 static uint64_t now_ns(void)
 {
@@ -521,6 +557,11 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
             return STEP_FAIL;
         vm->next_sync = now_ns() + vm->sync_ns;
     }
+
+    /* Device input enters memory where its interrupt can be taken. */
+    if (vm->disk.pending && (reg(vm, UC_X86_REG_EFLAGS) & EFL_IF) &&
+        !in_shadow(vm) && disk_complete(vm))
+        return STEP_FAIL;
 
     v = pic_pending(vm);
     if (v >= 0) {
@@ -573,6 +614,7 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
     return ftvm_execute(vm);
 }
 
+
 static int dma_write(void *opaque, uint64_t gpa, const uint8_t *data,
                      uint32_t len)
 {
@@ -584,6 +626,25 @@ static int dma_write(void *opaque, uint64_t gpa, const uint8_t *data,
     /* Translated code does not notice writes from outside the vCPU. */
     uc_ctl_remove_cache(vm->uc, gpa, gpa + len);
     return FT_OK;
+}
+
+/* A device puts input into guest memory here and now: recorded as DMA. */
+int ftvm_dma_in(struct ftvm *vm, uint32_t gpa, const void *data,
+                uint32_t len)
+{
+    struct ft_log_rec r = { .kind = FT_K_DMA, .pt = ftvm_point(vm) };
+
+    r.u.dma.gpa = gpa;
+    r.u.dma.len = len;
+    r.u.dma.data = data;
+    if (gpa > vm->ram_size || len > vm->ram_size - gpa) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "a device wrote outside RAM at "
+                  "0x%x", gpa);
+        return -EINVAL;
+    }
+    if (!record_ok(vm, &r))
+        return -EIO;
+    return dma_write(vm, gpa, data, len);
 }
 
 /* Apply the asynchronous record at the current point. */

@@ -79,6 +79,23 @@ for hz in 82 250 1000; do
     echo "ftvm_idle_mbit_s_${hz}hz $mbit" >>"$work/kv"
 done
 
+echo
+echo "ftvm: disk guest, 2 s recorded: log bytes per byte the disk read"
+truncate -s 8M "$work/disk.img"
+"$ftvm" run --guest "$build/guests/disk.bin" --cmdline seed=9,every=1000 \
+    --disk "$work/disk.img" --seconds 2 --record "$work/disk.log" \
+    --console none >/dev/null 2>"$work/err" || fail "ftvm: $(cat "$work/err")"
+input=$("$build/bin/ftlog" dump "$work/disk.log" |
+        awk '/ DMA / { sub("len=", "", $NF); v = $NF + 0
+                       if (v >= 512) s += v }
+             END { print s + 0 }')
+[ "$input" -gt 0 ] || fail "the disk guest read nothing"
+logb=$(wc -c <"$work/disk.log")
+per=$(awk -v l="$logb" -v i="$input" 'BEGIN { printf "%.4f", l / i }')
+verdict=$(awk -v r="$per" 'BEGIN { print (r <= 1.05 ? "met" : "MISSED") }')
+echo "   $input bytes read, log $logb bytes: $per (goal <= 1.05: $verdict)"
+echo "ftvm_log_per_input_disk $per" >>"$work/kv"
+
 mv "$work/kv" "$dir/ftvm.kv" || fail "cannot write $dir/ftvm.kv"
 sh "$here/kv-to-json.sh" "$dir" || fail "cannot merge $dir/*.kv"
 echo

@@ -32,10 +32,19 @@ while [ "$i" -lt "$pairs" ]; do
     set -- 82 100 250 1000 4000
     shift "$(rnd 5)"
     hz=$1
-    if [ "$(rnd 4)" = 0 ]; then
+    disk=
+    pick=$(rnd 8)
+    if [ "$pick" = 0 ]; then
         guest=idle
         run="--seconds 0.$((2 + $(rnd 3)))"
         args="report=$((50 + $(rnd 200)))"
+    elif [ "$pick" = 1 ]; then
+        guest=disk
+        run="--seconds 0.$((2 + $(rnd 3)))"
+        args="seed=$(rnd 100000),every=$((5 + $(rnd 50)))"
+        rm -f "$work/disk"
+        truncate -s $((1 + $(rnd 4)))M "$work/disk"
+        disk="--disk $work/disk"
     else
         guest=cpu
         run="--insns $((1000000 + $(rnd 20000000)))"
@@ -44,7 +53,7 @@ while [ "$i" -lt "$pairs" ]; do
     what="$guest hz=$hz $args $run"
     common="--guest $build/guests/$guest.bin --timer-hz $hz --cmdline $args"
     # shellcheck disable=SC2086
-    if ! timeout 120 "$ftvm" run $common $run --record "$work/log" \
+    if ! timeout 120 "$ftvm" run $common $run $disk --record "$work/log" \
             --console "$work/c1" >"$work/o1" 2>"$work/e1"; then
         echo "FAIL $i ($what): recording failed: $(cat "$work/e1")"
         failed=$((failed + 1))

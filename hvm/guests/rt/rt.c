@@ -165,7 +165,7 @@ uint32_t arg_u32(const char *cmdline, const char *name, uint32_t dflt)
     for (const char *p = cmdline; *p; p++) {
         const char *n = name, *q = p;
 
-        if (p != cmdline && p[-1] != ' ')
+        if (p != cmdline && p[-1] != ' ' && p[-1] != ',')
             continue;
         while (*n && *q == *n) {
             n++;

@@ -87,7 +87,8 @@ void put_hex64(uint64_t v);
 void irq_set(unsigned int irq, rt_irq_fn fn);
 void pit_set_hz(uint32_t hz);
 
-/* The number after "name=" in the command line, or 'dflt'. */
+/* The number after "name=" in the command line (words separated by
+ * spaces or commas), or 'dflt'. */
 uint32_t arg_u32(const char *cmdline, const char *name, uint32_t dflt);
 
 void *memset(void *s, int c, size_t n);
