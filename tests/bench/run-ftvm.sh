@@ -67,7 +67,8 @@ echo "   ratio:  $ratio (goal >= 0.97: $verdict)"
 
 echo
 echo "ftvm: idle guest, 3 s recorded at each timer rate"
-printf '   %8s %12s %10s %14s\n' "timer Hz" "log bytes/s" "Mbit/s" "VMware Mbit/s"
+printf '   %8s %12s %10s %14s\n' "timer Hz" "log bytes/s" "Mbit/s" \
+    "VMware Mbit/s"
 for hz in 82 250 1000; do
     "$ftvm" run --guest "$build/guests/idle.bin" --timer-hz $hz \
         --seconds 3 --record "$work/idle.log" --console none \
