@@ -31,7 +31,7 @@ CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
 FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c))
 FTLOG_SRC := tools/ftlog/ftlog.c
-GUESTS   := idle cpu disk
+GUESTS   := idle cpu disk netrx nettx
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
 LIBS     := -lxxhash -lpthread
 
@@ -103,7 +103,7 @@ GUEST_RT := $(BUILD)/obj/guests/rt/start.o $(BUILD)/obj/guests/rt/rt.o
 $(BUILD)/obj/guests/rt/start.o: hvm/guests/rt/start.S
 	@mkdir -p $(@D)
 	$(CC) -m32 -c $< -o $@
-$(BUILD)/obj/guests/%.o: hvm/guests/%.c hvm/guests/rt/rt.h
+$(BUILD)/obj/guests/%.o: hvm/guests/%.c $(wildcard hvm/guests/rt/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -c $< -o $@
 $(BUILD)/guests/%.bin: $(BUILD)/obj/guests/%.o $(GUEST_RT) \
@@ -112,6 +112,10 @@ $(BUILD)/guests/%.bin: $(BUILD)/obj/guests/%.o $(GUEST_RT) \
 	ld -m elf_i386 --no-warn-rwx-segments -T hvm/guests/rt/guest.ld \
 		$(GUEST_RT) $< -o $(@:.bin=.elf)
 	objcopy -O binary $(@:.bin=.elf) $@
+
+$(BUILD)/tests/udpframes: tests/lib/udpframes.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
 
 $(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
@@ -130,10 +134,11 @@ check: deps-check all check-freestanding check-unit check-san check-ftvm \
 # ftvm end to end: record/replay pairs in separate processes, and logs
 # that must be refused.  `make soak` runs many more pairs.
 PAIRS ?= 50
-check-ftvm: all
+check-ftvm: all $(BUILD)/tests/udpframes
 	$(BUILD)/bin/ftvm selftest
 	sh tests/ftvm/pairs.sh $(BUILD) $(PAIRS)
 	sh tests/ftvm/divergence.sh $(BUILD)
+	sh tests/ftvm/net.sh $(BUILD)
 
 soak: all
 	sh tests/ftvm/pairs.sh $(BUILD) 1000
@@ -198,7 +203,7 @@ $(BUILD)/bench/bench-core: tests/bench/bench_core.c \
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g -no-pie $^ -o $@
 
-bench: deps-bench all $(BUILD)/bench/bench-core
+bench: deps-bench all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes
 	sh tests/bench/run-core.sh $(BUILD)/bench
 	sh tests/bench/run-ftvm.sh $(BUILD)
 

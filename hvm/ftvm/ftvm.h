@@ -76,6 +76,31 @@ struct disk {
     unsigned int pending;
 };
 
+/* The network card (nic.c, DEVICES.md). */
+#define NIC_MMIO        0xfeb00000u
+#define NIC_IRQ         10
+#define NIC_ID          0x00
+#define NIC_MAC_LO      0x04
+#define NIC_MAC_HI      0x08
+#define NIC_RX_RING     0x10
+#define NIC_RX_SIZE     0x14
+#define NIC_TX_RING     0x18
+#define NIC_TX_SIZE     0x1c
+#define NIC_CTRL        0x20
+#define NIC_RX_KICK     0x24
+#define NIC_TX_KICK     0x28
+#define NIC_ID_VALUE    0x43494e58u     /* "XNIC" */
+
+#include <netinet/in.h>
+
+struct nic {
+    int fd;                     /* host socket: primary only, -1 if none */
+    struct sockaddr_in peer;
+    uint32_t rx_ring, rx_size, tx_ring, tx_size, ctrl;
+    uint32_t tx_next;           /* frames taken for transmission */
+    uint64_t rx_bytes;          /* primary: received into the guest */
+};
+
 /* 16550A, transmit only. */
 struct uart {
     uint8_t ier, lcr, mcr, scr, dll, dlm;
@@ -105,6 +130,7 @@ struct ftvm {
     struct pit pit;
     struct uart uart;
     struct disk disk;
+    struct nic nic;
     FILE *console;              /* guest serial output, or NULL */
     uint64_t output_id;         /* outputs produced so far */
     uint64_t tsc_base;          /* host TSC when the guest started */
@@ -183,10 +209,17 @@ uint32_t disk_read(struct ftvm *vm, uint32_t reg);
 void disk_write(struct ftvm *vm, uint32_t reg, uint32_t val);
 int disk_complete(struct ftvm *vm);
 
+/* nic.c */
+int nic_open(struct ftvm *vm, const char *spec);
+void nic_close(struct ftvm *vm);
+uint32_t nic_read(struct ftvm *vm, uint32_t reg);
+void nic_write(struct ftvm *vm, uint32_t reg, uint32_t val);
+int nic_receive(struct ftvm *vm);
+
 /* timer.c: host time drives the PIT on the primary */
 int ftvm_timer_start(struct ftvm *vm);
 void ftvm_timer_stop(struct ftvm *vm);
-int ftvm_timer_wait(struct ftvm *vm, int timeout_ms);
+int ftvm_timer_wait(struct ftvm *vm, int timeout_ms, int io_fd);
 
 /* ft.c: the recorder and replayer, and the log file behind them */
 int ftvm_ft_record(struct ftvm *vm, const char *log);

@@ -17,7 +17,7 @@ static const char usage[] =
     "                [--record LOG | --replay LOG]\n"
     "                [--insns N | --seconds S] [--mem MIB]\n"
     "                [--console FILE|-|none] [--sync-every S]\n"
-    "                [--disk FILE]\n"
+    "                [--disk FILE] [--net udp:LPORT:PPORT]\n"
     "       ftvm selftest\n"
     "\n"
     "Runs a guest image (multiboot, as built in build/guests) on one\n"
@@ -84,7 +84,7 @@ static int run(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *guest = NULL, *cmdline = "", *record = NULL, *replay = NULL;
-    const char *console = "-", *disk = NULL;
+    const char *console = "-", *disk = NULL, *net = NULL;
     uint64_t insns = 0, millis = 0, hz = 0, mem = 16, sync_ms = 250;
     char cmd[1024], msg[160];
     struct ftvm vm;
@@ -122,8 +122,7 @@ static int run(int argc, char **argv)
                 return bad_usage("--mem wants MiB from 2 to 1024");
             break;
         case 'd': disk = optarg; break;
-        case 'e':
-            return bad_usage("--net: the NIC is not implemented yet");
+        case 'e': net = optarg; break;
         default:
             return bad_usage("unknown option");
         }
@@ -139,9 +138,9 @@ static int run(int argc, char **argv)
     if (replay && (insns || millis))
         return bad_usage("a replay stops where its log stops: no --insns "
                          "or --seconds");
-    if (replay && disk)
-        return bad_usage("a replay takes what its disk read from the log: "
-                         "no --disk");
+    if (replay && (disk || net))
+        return bad_usage("a replay takes what its devices received from "
+                         "the log: no --disk or --net");
     if (!replay && !insns && !millis)
         return bad_usage("say how long to run: --insns N or --seconds S");
 
@@ -174,6 +173,8 @@ static int run(int argc, char **argv)
     rc = ftvm_load(&vm, guest, cmd);
     if (!rc && disk)
         rc = disk_open(&vm, disk);
+    if (!rc && net)
+        rc = nic_open(&vm, net);
     if (!rc && record)
         rc = ftvm_ft_record(&vm, record);
     else if (!rc && replay)

@@ -268,16 +268,13 @@ static bool hook_invalid(uc_engine *uc, void *opaque)
     return true;
 }
 
-/* MMIO: the disk's registers; reads are inputs like port reads. */
-static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size,
-                          void *opaque)
+/* MMIO: device registers; reads are inputs like port reads. */
+static uint64_t mmio_read(struct ftvm *vm, uint64_t base, uint64_t off,
+                          unsigned size, uint32_t v)
 {
-    struct ftvm *vm = opaque;
     struct ft_log_rec r = { .kind = FT_K_MMIO };
-    uint32_t v = disk_read(vm, (uint32_t)off & ~3u);
 
-    (void)uc;
-    r.u.mmio.gpa = DISK_MMIO + off;
+    r.u.mmio.gpa = base + off;
     r.u.mmio.size = (uint8_t)size;
     r.u.mmio.value = size >= 4 ? v : (v >> (8 * (off & 3))) &
                                      ((1u << (8 * size)) - 1);
@@ -286,14 +283,36 @@ static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size,
     return r.u.mmio.value;
 }
 
-static void mmio_write(uc_engine *uc, uint64_t off, unsigned size,
-                       uint64_t val, void *opaque)
+static uint64_t disk_mmio_read(uc_engine *uc, uint64_t off, unsigned size,
+                               void *opaque)
 {
-    struct ftvm *vm = opaque;
+    (void)uc;
+    return mmio_read(opaque, DISK_MMIO, off, size,
+                     disk_read(opaque, (uint32_t)off & ~3u));
+}
 
+static void disk_mmio_write(uc_engine *uc, uint64_t off, unsigned size,
+                            uint64_t val, void *opaque)
+{
     (void)uc;
     if (size == 4 && !(off & 3))
-        disk_write(vm, (uint32_t)off, (uint32_t)val);
+        disk_write(opaque, (uint32_t)off, (uint32_t)val);
+}
+
+static uint64_t nic_mmio_read(uc_engine *uc, uint64_t off, unsigned size,
+                              void *opaque)
+{
+    (void)uc;
+    return mmio_read(opaque, NIC_MMIO, off, size,
+                     nic_read(opaque, (uint32_t)off & ~3u));
+}
+
+static void nic_mmio_write(uc_engine *uc, uint64_t off, unsigned size,
+                           uint64_t val, void *opaque)
+{
+    (void)uc;
+    if (size == 4 && !(off & 3))
+        nic_write(opaque, (uint32_t)off, (uint32_t)val);
 }
 
 static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
@@ -362,6 +381,7 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
     memset(vm, 0, sizeof(*vm));
     vm->tick_fd = -1;
     vm->disk.fd = -1;
+    vm->nic.fd = -1;
     vm->stop_at = UINT64_MAX;
     vm->ram_size = ram_mib << 20;
     vm->ram = aligned_alloc(4096, vm->ram_size);
@@ -390,8 +410,11 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
     if (!e)
         e = uc_hook_add(vm->uc, &h, UC_HOOK_INTR, hook_intr, vm, 1, 0);
     if (!e)
-        e = uc_mmio_map(vm->uc, DISK_MMIO, 4096, mmio_read, vm, mmio_write,
-                        vm);
+        e = uc_mmio_map(vm->uc, DISK_MMIO, 4096, disk_mmio_read, vm,
+                        disk_mmio_write, vm);
+    if (!e)
+        e = uc_mmio_map(vm->uc, NIC_MMIO, 4096, nic_mmio_read, vm,
+                        nic_mmio_write, vm);
     if (e) {
         snprintf(vm->why, sizeof(vm->why), "unicorn: %s", uc_strerror(e));
         ftvm_destroy(vm);
@@ -418,6 +441,7 @@ void ftvm_destroy(struct ftvm *vm)
 {
     ftvm_timer_stop(vm);
     disk_close(vm);
+    nic_close(vm);
     if (vm->uc)
         uc_close(vm->uc);
     vm->uc = NULL;
@@ -475,6 +499,9 @@ uint64_t ftvm_state_hash(struct ftvm *vm)
                (uint64_t)vm->pit.armed << 35;
     dev[n++] = vm->disk.ring | (uint64_t)vm->disk.size << 32;
     dev[n++] = vm->disk.ctrl | (uint64_t)vm->disk.next << 32;
+    dev[n++] = vm->nic.rx_ring | (uint64_t)vm->nic.rx_size << 32;
+    dev[n++] = vm->nic.tx_ring | (uint64_t)vm->nic.tx_size << 32;
+    dev[n++] = vm->nic.ctrl | (uint64_t)vm->nic.tx_next << 32;
     dev[n++] = (uint64_t)vm->uart.ier | (uint64_t)vm->uart.lcr << 8 |
                (uint64_t)vm->uart.mcr << 16 | (uint64_t)vm->uart.scr << 24 |
                (uint64_t)vm->uart.dll << 32 | (uint64_t)vm->uart.dlm << 40;
@@ -559,8 +586,8 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
     }
 
     /* Device input enters memory where its interrupt can be taken. */
-    if (vm->disk.pending && (reg(vm, UC_X86_REG_EFLAGS) & EFL_IF) &&
-        !in_shadow(vm) && disk_complete(vm))
+    if ((reg(vm, UC_X86_REG_EFLAGS) & EFL_IF) && !in_shadow(vm) &&
+        ((vm->disk.pending && disk_complete(vm)) || nic_receive(vm)))
         return STEP_FAIL;
 
     v = pic_pending(vm);
@@ -596,7 +623,7 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
 
             ms = left / 1000000 < 100 ? (int)(left / 1000000) + 1 : 100;
         }
-        rc = ftvm_timer_wait(vm, ms);
+        rc = ftvm_timer_wait(vm, ms, vm->nic.fd);
         if (rc < 0) {
             ftvm_fail(vm, FTVM_EXIT_ERROR, "timer: %s", strerror(-rc));
             return STEP_FAIL;
@@ -686,8 +713,16 @@ static enum step replay_step(struct ftvm *vm)
 {
     const struct ft_log_rec *next;
     struct ft_point pt;
-    int rc = ftvm_ft_next(vm, &next);
+    int rc;
 
+    if (__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED)) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "replay interrupted at instruction "
+                  "%llu", (unsigned long long)vm->count);
+        return STEP_FAIL;
+    }
+    /* Devices kick to stop the engine early; here only the log does. */
+    __atomic_store_n(&vm->kick, 0, __ATOMIC_RELAXED);
+    rc = ftvm_ft_next(vm, &next);
     if (rc == FT_EAGAIN)
         return STEP_DONE;           /* every record replayed */
     if (rc)

@@ -97,6 +97,29 @@ verdict=$(awk -v r="$per" 'BEGIN { print (r <= 1.05 ? "met" : "MISSED") }')
 echo "   $input bytes read, log $logb bytes: $per (goal <= 1.05: $verdict)"
 echo "ftvm_log_per_input_disk $per" >>"$work/kv"
 
+echo
+echo "ftvm: netrx guest, 2000 frames of 1400 bytes: log bytes per byte in"
+port=$((30000 + $$ % 20000))
+"$ftvm" run --guest "$build/guests/netrx.bin" --cmdline every=100000 \
+    --net "udp:$port:$((port + 1))" --seconds 3 --record "$work/net.log" \
+    --console none >/dev/null 2>"$work/err" &
+pid=$!
+sleep 0.3
+"$build/tests/udpframes" send "$port" 2000 1400 >/dev/null ||
+    fail "cannot send frames"
+wait "$pid" || fail "ftvm: $(cat "$work/err")"
+input=$("$build/bin/ftlog" dump "$work/net.log" |
+        awk '/ DMA / { sub("len=", "", $NF); v = $NF + 0
+                       if (v >= 512) s += v }
+             END { print s + 0 }')
+[ "$input" -gt 0 ] || fail "the netrx guest received nothing"
+logb=$(wc -c <"$work/net.log")
+per=$(awk -v l="$logb" -v i="$input" 'BEGIN { printf "%.4f", l / i }')
+verdict=$(awk -v r="$per" 'BEGIN { print (r <= 1.05 ? "met" : "MISSED") }')
+echo "   $input bytes received, log $logb bytes: $per (goal <= 1.05:" \
+     "$verdict)"
+echo "ftvm_log_per_input_netrx $per" >>"$work/kv"
+
 mv "$work/kv" "$dir/ftvm.kv" || fail "cannot write $dir/ftvm.kv"
 sh "$here/kv-to-json.sh" "$dir" || fail "cannot merge $dir/*.kv"
 echo

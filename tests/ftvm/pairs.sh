@@ -53,14 +53,14 @@ while [ "$i" -lt "$pairs" ]; do
     what="$guest hz=$hz $args $run"
     common="--guest $build/guests/$guest.bin --timer-hz $hz --cmdline $args"
     # shellcheck disable=SC2086
-    if ! timeout 120 "$ftvm" run $common $run $disk --record "$work/log" \
+    if ! timeout -k 10 120 "$ftvm" run $common $run $disk --record "$work/log" \
             --console "$work/c1" >"$work/o1" 2>"$work/e1"; then
         echo "FAIL $i ($what): recording failed: $(cat "$work/e1")"
         failed=$((failed + 1))
         continue
     fi
     # shellcheck disable=SC2086
-    if ! timeout 120 "$ftvm" run $common --replay "$work/log" \
+    if ! timeout -k 10 120 "$ftvm" run $common --replay "$work/log" \
             --console "$work/c2" >"$work/o2" 2>"$work/e2"; then
         echo "FAIL $i ($what): replay failed: $(cat "$work/e2")"
         failed=$((failed + 1))

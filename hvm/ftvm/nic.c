@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nic.c - a network card with receive and transmit rings in guest memory
+ * (layout: DEVICES.md), backed on the host by a UDP socket: each datagram
+ * is one Ethernet frame.
+ *
+ * Received frames wait in the host socket; one enters guest memory only
+ * at a point where the interrupt can be taken, as DMA records (frame,
+ * length, used index), so the secondary gets it from the log at the same
+ * point.  A transmitted frame is an output at the guest's kick; the card
+ * then marks it sent in guest memory at once, on both sides alike (a
+ * datagram that the host fails to send is lost, as on a wire).  The card
+ * keeps no state that depends on the host.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ftvm.h"
+
+#define SLOT_SIZE   16u
+#define RING_HDR    8u
+#define FRAME_MAX   2048u
+
+static uint32_t mem32(struct ftvm *vm, uint32_t gpa)
+{
+    uint32_t v = 0;
+
+    if (gpa <= vm->ram_size - 4)
+        memcpy(&v, vm->ram + gpa, 4);
+    return v;
+}
+
+static void put32(struct ftvm *vm, uint32_t gpa, uint32_t v)
+{
+    if (gpa <= vm->ram_size - 4)
+        memcpy(vm->ram + gpa, &v, 4);
+}
+
+/* "udp:LPORT:PPORT": frames in on 127.0.0.1:LPORT, out to :PPORT. */
+int nic_open(struct ftvm *vm, const char *spec)
+{
+    struct nic *n = &vm->nic;
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    unsigned int lport, pport;
+    char end;
+
+    if (sscanf(spec, "udp:%u:%u%c", &lport, &pport, &end) != 2 ||
+        !lport || lport > 65535 || !pport || pport > 65535) {
+        snprintf(vm->why, sizeof(vm->why), "--net %s: want udp:LPORT:PPORT "
+                 "(ports on 127.0.0.1)", spec);
+        return -EINVAL;
+    }
+    n->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((uint16_t)lport);
+    if (n->fd < 0 || bind(n->fd, (struct sockaddr *)&a, sizeof(a))) {
+        snprintf(vm->why, sizeof(vm->why), "--net: cannot listen on "
+                 "127.0.0.1:%u: %s", lport, strerror(errno));
+        return -errno;
+    }
+    n->peer = a;
+    n->peer.sin_port = htons((uint16_t)pport);
+    return 0;
+}
+
+void nic_close(struct ftvm *vm)
+{
+    if (vm->nic.fd >= 0)
+        close(vm->nic.fd);
+    vm->nic.fd = -1;
+}
+
+uint32_t nic_read(struct ftvm *vm, uint32_t reg)
+{
+    struct nic *n = &vm->nic;
+
+    switch (reg) {
+    case NIC_ID:
+        return NIC_ID_VALUE;
+    case NIC_MAC_LO:
+        return 0x12005452u;         /* 52:54:00:12:... */
+    case NIC_MAC_HI:
+        return 0x5634u;             /* ...:34:56 */
+    case NIC_RX_RING:
+        return n->rx_ring;
+    case NIC_RX_SIZE:
+        return n->rx_size;
+    case NIC_TX_RING:
+        return n->tx_ring;
+    case NIC_TX_SIZE:
+        return n->tx_size;
+    case NIC_CTRL:
+        return n->ctrl;
+    default:
+        return 0;
+    }
+}
+
+static bool ring_ok(struct ftvm *vm, uint32_t ring, uint32_t size)
+{
+    return size && ring <= vm->ram_size - RING_HDR - size * SLOT_SIZE;
+}
+
+/* Transmit what the guest posted: outputs, then marked sent. */
+static void transmit(struct ftvm *vm, uint32_t avail)
+{
+    struct nic *n = &vm->nic;
+
+    for (uint32_t k = 0; n->tx_next != avail && k < n->tx_size && !vm->status;
+         k++, n->tx_next++) {
+        uint32_t slot = n->tx_ring + RING_HDR +
+                        (n->tx_next & (n->tx_size - 1)) * SLOT_SIZE;
+        uint32_t addr = mem32(vm, slot), len = mem32(vm, slot + 4);
+        uint32_t status = 0;
+
+        if (len < 14 || len > FRAME_MAX || addr > vm->ram_size ||
+            len > vm->ram_size - addr) {
+            status = 1;
+        } else {
+            struct ft_log_rec r = { .kind = FT_K_OUTPUT };
+
+            r.u.output.id = ++vm->output_id;
+            if (!ftvm_input(vm, &r))
+                return;
+            if (vm->mode != FTVM_REPLAY && n->fd >= 0)
+                sendto(n->fd, vm->ram + addr, len, 0,
+                       (struct sockaddr *)&n->peer, sizeof(n->peer));
+        }
+        put32(vm, slot + 8, status);
+        put32(vm, n->tx_ring + 4, mem32(vm, n->tx_ring + 4) + 1);
+        uc_ctl_remove_cache(vm->uc, slot, slot + SLOT_SIZE);
+        if (vm->mode != FTVM_REPLAY)
+            pic_raise(vm, NIC_IRQ);
+    }
+}
+
+void nic_write(struct ftvm *vm, uint32_t reg, uint32_t val)
+{
+    struct nic *n = &vm->nic;
+    bool pow2 = val && val <= 256 && !(val & (val - 1));
+
+    switch (reg) {
+    case NIC_RX_RING:
+        n->rx_ring = val;
+        break;
+    case NIC_RX_SIZE:
+        n->rx_size = pow2 ? val : 0;
+        break;
+    case NIC_TX_RING:
+        n->tx_ring = val;
+        break;
+    case NIC_TX_SIZE:
+        n->tx_size = pow2 ? val : 0;
+        break;
+    case NIC_CTRL:
+        n->ctrl = val & 1;
+        break;
+    case NIC_RX_KICK:
+        /* The guest posted buffers: receiving may resume. */
+        __atomic_store_n(&vm->kick, 1, __ATOMIC_RELAXED);
+        break;
+    case NIC_TX_KICK:
+        if ((n->ctrl & 1) && ring_ok(vm, n->tx_ring, n->tx_size))
+            transmit(vm, val);
+        break;
+    default:
+        break;
+    }
+}
+
+/*
+ * The primary, at a point where the interrupt can be taken: frames that
+ * arrived enter free receive buffers, recorded as DMA, and raise IRQ 10.
+ */
+int nic_receive(struct ftvm *vm)
+{
+    struct nic *n = &vm->nic;
+    static uint8_t frame[FRAME_MAX];
+    bool got = false;
+
+    if (n->fd < 0 || !(n->ctrl & 1) || !ring_ok(vm, n->rx_ring, n->rx_size))
+        return 0;
+    for (uint32_t k = 0; k < n->rx_size; k++) {
+        uint32_t avail = mem32(vm, n->rx_ring);
+        uint32_t used = mem32(vm, n->rx_ring + 4);
+        uint32_t slot = n->rx_ring + RING_HDR +
+                        (used & (n->rx_size - 1)) * SLOT_SIZE;
+        uint32_t addr = mem32(vm, slot), cap = mem32(vm, slot + 4), len;
+        ssize_t got_len;
+
+        if (used == avail)
+            break;                  /* no buffer posted: frames wait */
+        got_len = recv(n->fd, frame, sizeof(frame), 0);
+        if (got_len < 0)
+            break;
+        len = (uint32_t)got_len < cap ? (uint32_t)got_len : cap;
+        if (addr > vm->ram_size || len > vm->ram_size - addr)
+            len = 0;
+        used++;
+        if ((len && ftvm_dma_in(vm, addr, frame, len)) ||
+            ftvm_dma_in(vm, slot + 8, &len, 4) ||
+            ftvm_dma_in(vm, n->rx_ring + 4, &used, 4))
+            return -1;
+        n->rx_bytes += len;
+        got = true;
+    }
+    if (got)
+        pic_raise(vm, NIC_IRQ);
+    return 0;
+}
