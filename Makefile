@@ -113,7 +113,7 @@ $(BUILD)/guests/%.bin: $(BUILD)/obj/guests/%.o $(GUEST_RT) \
 		$(GUEST_RT) $< -o $(@:.bin=.elf)
 	objcopy -O binary $(@:.bin=.elf) $@
 
-$(BUILD)/tests/udpframes: tests/lib/udpframes.c
+$(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
 
