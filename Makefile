@@ -31,7 +31,7 @@ CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
 FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c))
 FTLOG_SRC := tools/ftlog/ftlog.c
-GUESTS   := idle cpu disk netrx nettx
+GUESTS   := idle cpu disk netrx nettx kvstore
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
 LIBS     := -lxxhash -lpthread
 
@@ -42,7 +42,7 @@ san_CFLAGS  := -O1 -g -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 san_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: all deps deps-check deps-bench check check-unit check-san soak demo \
+.PHONY: all deps deps-check deps-bench deps-demo check check-unit check-san soak demo \
         check-ftvm \
         check-freestanding check-fuzz fuzz-corpus bench install clean
 .DEFAULT_GOAL := all
@@ -57,6 +57,8 @@ deps-check:
 	@sh tools/deps.sh check
 deps-bench:
 	@sh tools/deps.sh bench
+deps-demo:
+	@sh tools/deps.sh demo
 
 # $(1): variant name
 define variant
@@ -113,6 +115,10 @@ $(BUILD)/guests/%.bin: $(BUILD)/obj/guests/%.o $(GUEST_RT) \
 		$(GUEST_RT) $< -o $(@:.bin=.elf)
 	objcopy -O binary $(@:.bin=.elf) $@
 
+$(BUILD)/tests/kvclient: tests/demo/kvclient.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
+
 $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
@@ -143,7 +149,7 @@ check-ftvm: all $(BUILD)/tests/udpframes
 soak: all
 	sh tests/ftvm/pairs.sh $(BUILD) 1000
 
-demo: all
+demo: all deps-demo $(BUILD)/tests/kvclient
 	@sh tests/demo/demo.sh $(BUILD)
 
 check-unit: deps-check $(BUILD)/tests/unit-tests

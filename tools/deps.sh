@@ -1,12 +1,13 @@
 #!/bin/sh
 # Install the Debian packages that xenft's build, tests and benchmarks
 # need, and only those that are missing.  Called by the Makefile.
-#   tools/deps.sh [GROUP...]   groups: build (default), check, bench
+#   tools/deps.sh [GROUP...]   groups: build (default), check, bench, demo
 set -eu
 
 build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev"
 check="libcunit1-dev clang libclang-rt-14-dev"
 bench="valgrind"
+demo="iproute2"
 
 want=""
 for g in "${@:-build}"; do
@@ -14,7 +15,9 @@ for g in "${@:-build}"; do
     build) want="$want $build" ;;
     check) want="$want $build $check" ;;
     bench) want="$want $build $bench" ;;
-    *) echo "deps.sh: unknown group '$g' (build, check, bench)" >&2; exit 2 ;;
+    demo) want="$want $build $demo" ;;
+    *) echo "deps.sh: unknown group '$g' (build, check, bench, demo)" >&2
+       exit 2 ;;
     esac
 done
 

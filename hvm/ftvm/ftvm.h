@@ -94,11 +94,13 @@ struct disk {
 #include <netinet/in.h>
 
 struct nic {
-    int fd;                     /* host socket: primary only, -1 if none */
+    int fd;                     /* host side: primary only, -1 if none */
+    bool tap;                   /* fd is a tap device, not a UDP socket */
     struct sockaddr_in peer;
     uint32_t rx_ring, rx_size, tx_ring, tx_size, ctrl;
     uint32_t tx_next;           /* frames taken for transmission */
     uint64_t rx_bytes;          /* primary: received into the guest */
+    uint64_t tx_lost;           /* primary: frames the host refused */
 };
 
 /* 16550A, transmit only. */

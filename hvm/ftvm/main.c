@@ -17,7 +17,7 @@ static const char usage[] =
     "                [--record LOG | --replay LOG]\n"
     "                [--insns N | --seconds S] [--mem MIB]\n"
     "                [--console FILE|-|none] [--sync-every S]\n"
-    "                [--disk FILE] [--net udp:LPORT:PPORT]\n"
+    "                [--disk FILE] [--net tap:NAME|udp:LPORT:PPORT]\n"
     "       ftvm selftest\n"
     "\n"
     "Runs a guest image (multiboot, as built in build/guests) on one\n"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * nic.c - a network card with receive and transmit rings in guest memory
- * (layout: DEVICES.md), backed on the host by a UDP socket: each datagram
- * is one Ethernet frame.
+ * (layout: DEVICES.md), backed on the host by a tap device or by a UDP
+ * socket on loopback, each datagram one Ethernet frame.
  *
  * Received frames wait in the host socket; one enters guest memory only
  * at a point where the interrupt can be taken, as DMA records (frame,
@@ -14,9 +14,13 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -41,6 +45,28 @@ static void put32(struct ftvm *vm, uint32_t gpa, uint32_t v)
         memcpy(vm->ram + gpa, &v, 4);
 }
 
+/* "tap:NAME": a tap device of that name, created if need be. */
+static int open_tap(struct ftvm *vm, const char *name)
+{
+    struct nic *n = &vm->nic;
+    struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
+
+    if (!*name || strlen(name) >= IFNAMSIZ) {
+        snprintf(vm->why, sizeof(vm->why), "--net tap:%s: want a device "
+                 "name of 1 to %d characters", name, IFNAMSIZ - 1);
+        return -EINVAL;
+    }
+    strcpy(ifr.ifr_name, name);
+    n->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (n->fd < 0 || ioctl(n->fd, TUNSETIFF, &ifr)) {
+        snprintf(vm->why, sizeof(vm->why), "--net tap:%s: %s (tap devices "
+                 "need root)", name, strerror(errno));
+        return -errno;
+    }
+    n->tap = true;
+    return 0;
+}
+
 /* "udp:LPORT:PPORT": frames in on 127.0.0.1:LPORT, out to :PPORT. */
 int nic_open(struct ftvm *vm, const char *spec)
 {
@@ -49,6 +75,8 @@ int nic_open(struct ftvm *vm, const char *spec)
     unsigned int lport, pport;
     char end;
 
+    if (!strncmp(spec, "tap:", 4))
+        return open_tap(vm, spec + 4);
     if (sscanf(spec, "udp:%u:%u%c", &lport, &pport, &end) != 2 ||
         !lport || lport > 65535 || !pport || pport > 65535) {
         snprintf(vm->why, sizeof(vm->why), "--net %s: want udp:LPORT:PPORT "
@@ -127,9 +155,14 @@ static void transmit(struct ftvm *vm, uint32_t avail)
             r.u.output.id = ++vm->output_id;
             if (!ftvm_input(vm, &r))
                 return;
-            if (vm->mode != FTVM_REPLAY && n->fd >= 0)
-                sendto(n->fd, vm->ram + addr, len, 0,
-                       (struct sockaddr *)&n->peer, sizeof(n->peer));
+            if (vm->mode != FTVM_REPLAY && n->fd >= 0 && n->tap &&
+                write(n->fd, vm->ram + addr, len) < 0)
+                n->tx_lost++;
+            else if (vm->mode != FTVM_REPLAY && n->fd >= 0 && !n->tap &&
+                     sendto(n->fd, vm->ram + addr, len, 0,
+                            (struct sockaddr *)&n->peer,
+                            sizeof(n->peer)) < 0)
+                n->tx_lost++;
         }
         put32(vm, slot + 8, status);
         put32(vm, n->tx_ring + 4, mem32(vm, n->tx_ring + 4) + 1);
@@ -195,7 +228,8 @@ int nic_receive(struct ftvm *vm)
 
         if (used == avail)
             break;                  /* no buffer posted: frames wait */
-        got_len = recv(n->fd, frame, sizeof(frame), 0);
+        got_len = n->tap ? read(n->fd, frame, sizeof(frame))
+                         : recv(n->fd, frame, sizeof(frame), 0);
         if (got_len < 0)
             break;
         len = (uint32_t)got_len < cap ? (uint32_t)got_len : cap;

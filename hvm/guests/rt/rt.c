@@ -47,6 +47,16 @@ void *memcpy(void *d, const void *s, size_t n)
     return d;
 }
 
+int memcmp(const void *a, const void *b, size_t n)
+{
+    const uint8_t *p = a, *q = b;
+
+    for (; n; n--, p++, q++)
+        if (*p != *q)
+            return *p - *q;
+    return 0;
+}
+
 void putc_uart(char c)
 {
     while (!(inb(UART_LSR) & LSR_THRE))

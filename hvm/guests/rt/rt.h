@@ -93,5 +93,6 @@ uint32_t arg_u32(const char *cmdline, const char *name, uint32_t dflt);
 
 void *memset(void *s, int c, size_t n);
 void *memcpy(void *d, const void *s, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
 
 #endif /* XENFT_GUEST_RT_H */
