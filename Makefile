@@ -216,11 +216,17 @@ bench: deps-bench all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes
 # --- install ----------------------------------------------------------
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/xenft
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/include/xenft \
+		$(DESTDIR)$(PREFIX)/share/xenft/guests
+	install -m 755 $(BUILD)/bin/ftvm $(BUILD)/bin/ftlog \
+		$(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a \
 		$(DESTDIR)$(PREFIX)/lib/
 	install -m 644 hvm/core/*.h tools/libxlft/include/*.h \
 		$(DESTDIR)$(PREFIX)/include/xenft/
+	install -m 644 $(GUESTS:%=$(BUILD)/guests/%.bin) \
+		$(DESTDIR)$(PREFIX)/share/xenft/guests/
 
 clean:
 	rm -rf $(BUILD)
