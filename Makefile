@@ -218,9 +218,12 @@ bench: deps-bench all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 		$(DESTDIR)$(PREFIX)/include/xenft \
-		$(DESTDIR)$(PREFIX)/share/xenft/guests
+		$(DESTDIR)$(PREFIX)/share/xenft/guests \
+		$(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/bin/ftvm $(BUILD)/bin/ftlog \
 		$(DESTDIR)$(PREFIX)/bin/
+	install -m 644 hvm/ftvm/ftvm.1 tools/ftlog/ftlog.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a \
 		$(DESTDIR)$(PREFIX)/lib/
 	install -m 644 hvm/core/*.h tools/libxlft/include/*.h \
