@@ -61,15 +61,6 @@ void disk_close(struct ftvm *vm)
     d->pending = 0;
 }
 
-static uint32_t mem32(struct ftvm *vm, uint32_t gpa)
-{
-    uint32_t v = 0;
-
-    if (gpa <= vm->ram_size - 4)
-        memcpy(&v, vm->ram + gpa, 4);
-    return v;
-}
-
 uint32_t disk_read(struct ftvm *vm, uint32_t reg)
 {
     struct disk *d = &vm->disk;
@@ -94,8 +85,8 @@ uint32_t disk_read(struct ftvm *vm, uint32_t reg)
 static void take(struct ftvm *vm, uint32_t slot)
 {
     struct disk *d = &vm->disk;
-    uint32_t op = mem32(vm, slot), sector = mem32(vm, slot + 4);
-    uint32_t count = mem32(vm, slot + 8), addr = mem32(vm, slot + 12);
+    uint32_t op = ftvm_mem32(vm, slot), sector = ftvm_mem32(vm, slot + 4);
+    uint32_t count = ftvm_mem32(vm, slot + 8), addr = ftvm_mem32(vm, slot + 12);
     uint32_t len = count * SECTOR, status = ST_OK;
     struct disk_done *c;
     uint8_t *data = NULL;
@@ -187,12 +178,14 @@ int disk_complete(struct ftvm *vm)
             rc = ftvm_dma_in(vm, c->addr, c->data, c->len);
         if (!rc)
             rc = ftvm_dma_in(vm, c->slot + 16, &c->status, 4);
-        used = mem32(vm, d->ring + 4) + 1;
+        used = ftvm_mem32(vm, d->ring + 4) + 1;
         if (!rc)
             rc = ftvm_dma_in(vm, d->ring + 4, &used, 4);
         free(c->data);
         c->data = NULL;
         if (rc) {
+            while (++i < d->pending)
+                free(d->done[i].data);
             d->pending = 0;
             return rc;
         }

@@ -215,16 +215,19 @@ int ftvm_ft_finish(struct ftvm *vm)
             r.u.sync.hash = ftvm_state_hash(vm);
             ftvm_ft_append(vm, &r);
         }
-        if (!vm->status)
-            drain(vm);
-        if (xlft_logw_close(vm->logw, vm->status ? NULL : vm->why,
-                            sizeof(vm->why)) && !vm->status)
+        /* A run that failed keeps its records but no end marker: its
+         * log reads as cut short, never as a finished one. */
+        if (drain(vm) || vm->status) {
+            xlft_logw_abandon(vm->logw);
+        } else if (xlft_logw_close(vm->logw, vm->why, sizeof(vm->why))) {
             vm->status = FTVM_EXIT_ERROR;
+        }
         vm->logw = NULL;
     } else if (vm->mode == FTVM_REPLAY) {
-        if (!vm->status && !vm->log_ended)
-            ftvm_fail(vm, FTVM_EXIT_BADLOG, "the log has records left "
-                      "after the vCPU stopped");
+        if (!vm->status && ft_replay_seq(&vm->rp) != vm->rp.sync_seq)
+            ftvm_fail(vm, FTVM_EXIT_BADLOG, "the log ends at record %llu, "
+                      "not with the recording's final state hash",
+                      (unsigned long long)ft_replay_seq(&vm->rp));
         xlft_logr_close(vm->logr);
         vm->logr = NULL;
     }

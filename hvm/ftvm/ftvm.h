@@ -7,9 +7,11 @@
 #ifndef FTVM_H
 #define FTVM_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <unicorn/unicorn.h>
 
@@ -91,16 +93,12 @@ struct disk {
 #define NIC_TX_KICK     0x28
 #define NIC_ID_VALUE    0x43494e58u     /* "XNIC" */
 
-#include <netinet/in.h>
-
 struct nic {
     int fd;                     /* host side: primary only, -1 if none */
     bool tap;                   /* fd is a tap device, not a UDP socket */
     struct sockaddr_in peer;
     uint32_t rx_ring, rx_size, tx_ring, tx_size, ctrl;
     uint32_t tx_next;           /* frames taken for transmission */
-    uint64_t rx_bytes;          /* primary: received into the guest */
-    uint64_t tx_lost;           /* primary: frames the host refused */
 };
 
 /* 16550A, transmit only. */
@@ -165,6 +163,16 @@ struct ftvm {
     char why[512];
 };
 
+/* A guest word, as devices read their rings (0 outside RAM). */
+static inline uint32_t ftvm_mem32(const struct ftvm *vm, uint32_t gpa)
+{
+    uint32_t v = 0;
+
+    if (gpa <= vm->ram_size - 4)
+        memcpy(&v, vm->ram + gpa, 4);
+    return v;
+}
+
 /* vcpu.c */
 enum step { STEP_GO, STEP_DONE, STEP_FAIL };
 
@@ -217,6 +225,7 @@ void nic_close(struct ftvm *vm);
 uint32_t nic_read(struct ftvm *vm, uint32_t reg);
 void nic_write(struct ftvm *vm, uint32_t reg, uint32_t val);
 int nic_receive(struct ftvm *vm);
+bool nic_can_receive(struct ftvm *vm);
 
 /* timer.c: host time drives the PIT on the primary */
 int ftvm_timer_start(struct ftvm *vm);

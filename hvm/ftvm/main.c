@@ -144,11 +144,11 @@ static int run(int argc, char **argv)
     if (!replay && !insns && !millis)
         return bad_usage("say how long to run: --insns N or --seconds S");
 
-    if (hz)
-        snprintf(cmd, sizeof(cmd), "%s%shz=%" PRIu64, cmdline,
-                 *cmdline ? " " : "", hz);
-    else
-        snprintf(cmd, sizeof(cmd), "%s", cmdline);
+    if ((size_t)(hz ? snprintf(cmd, sizeof(cmd), "%s%shz=%" PRIu64, cmdline,
+                               *cmdline ? " " : "", hz)
+                    : snprintf(cmd, sizeof(cmd), "%s", cmdline)) >= sizeof(cmd))
+        return bad_usage("--cmdline: the guest command line is limited to "
+                         "1023 bytes");
 
     if (ftvm_selftest(msg, sizeof(msg))) {
         fprintf(stderr, "ftvm: %s\n", msg);

@@ -30,19 +30,12 @@
 #define RING_HDR    8u
 #define FRAME_MAX   2048u
 
-static uint32_t mem32(struct ftvm *vm, uint32_t gpa)
-{
-    uint32_t v = 0;
-
-    if (gpa <= vm->ram_size - 4)
-        memcpy(&v, vm->ram + gpa, 4);
-    return v;
-}
-
 static void put32(struct ftvm *vm, uint32_t gpa, uint32_t v)
 {
-    if (gpa <= vm->ram_size - 4)
+    if (gpa <= vm->ram_size - 4) {
         memcpy(vm->ram + gpa, &v, 4);
+        uc_ctl_remove_cache(vm->uc, gpa, gpa + 4);
+    }
 }
 
 /* "tap:NAME": a tap device of that name, created if need be. */
@@ -143,7 +136,7 @@ static void transmit(struct ftvm *vm, uint32_t avail)
          k++, n->tx_next++) {
         uint32_t slot = n->tx_ring + RING_HDR +
                         (n->tx_next & (n->tx_size - 1)) * SLOT_SIZE;
-        uint32_t addr = mem32(vm, slot), len = mem32(vm, slot + 4);
+        uint32_t addr = ftvm_mem32(vm, slot), len = ftvm_mem32(vm, slot + 4);
         uint32_t status = 0;
 
         if (len < 14 || len > FRAME_MAX || addr > vm->ram_size ||
@@ -155,20 +148,18 @@ static void transmit(struct ftvm *vm, uint32_t avail)
             r.u.output.id = ++vm->output_id;
             if (!ftvm_input(vm, &r))
                 return;
-            if (vm->mode != FTVM_REPLAY && n->fd >= 0 && n->tap &&
-                write(n->fd, vm->ram + addr, len) < 0)
-                n->tx_lost++;
-            else if (vm->mode != FTVM_REPLAY && n->fd >= 0 && !n->tap &&
-                     sendto(n->fd, vm->ram + addr, len, 0,
-                            (struct sockaddr *)&n->peer,
-                            sizeof(n->peer)) < 0)
-                n->tx_lost++;
+            if (vm->mode != FTVM_REPLAY && n->fd >= 0 && n->tap)
+                (void)!write(n->fd, vm->ram + addr, len);
+            else if (vm->mode != FTVM_REPLAY && n->fd >= 0)
+                (void)!sendto(n->fd, vm->ram + addr, len, 0,
+                              (struct sockaddr *)&n->peer, sizeof(n->peer));
         }
         put32(vm, slot + 8, status);
-        put32(vm, n->tx_ring + 4, mem32(vm, n->tx_ring + 4) + 1);
-        uc_ctl_remove_cache(vm->uc, slot, slot + SLOT_SIZE);
-        if (vm->mode != FTVM_REPLAY)
+        put32(vm, n->tx_ring + 4, ftvm_mem32(vm, n->tx_ring + 4) + 1);
+        if (vm->mode != FTVM_REPLAY) {
             pic_raise(vm, NIC_IRQ);
+            __atomic_store_n(&vm->kick, 1, __ATOMIC_RELAXED);
+        }
     }
 }
 
@@ -206,6 +197,16 @@ void nic_write(struct ftvm *vm, uint32_t reg, uint32_t val)
     }
 }
 
+/* The guest has posted a buffer a frame could go into. */
+bool nic_can_receive(struct ftvm *vm)
+{
+    struct nic *n = &vm->nic;
+
+    return n->fd >= 0 && (n->ctrl & 1) &&
+           ring_ok(vm, n->rx_ring, n->rx_size) &&
+           ftvm_mem32(vm, n->rx_ring) != ftvm_mem32(vm, n->rx_ring + 4);
+}
+
 /*
  * The primary, at a point where the interrupt can be taken: frames that
  * arrived enter free receive buffers, recorded as DMA, and raise IRQ 10.
@@ -219,11 +220,11 @@ int nic_receive(struct ftvm *vm)
     if (n->fd < 0 || !(n->ctrl & 1) || !ring_ok(vm, n->rx_ring, n->rx_size))
         return 0;
     for (uint32_t k = 0; k < n->rx_size; k++) {
-        uint32_t avail = mem32(vm, n->rx_ring);
-        uint32_t used = mem32(vm, n->rx_ring + 4);
+        uint32_t avail = ftvm_mem32(vm, n->rx_ring);
+        uint32_t used = ftvm_mem32(vm, n->rx_ring + 4);
         uint32_t slot = n->rx_ring + RING_HDR +
                         (used & (n->rx_size - 1)) * SLOT_SIZE;
-        uint32_t addr = mem32(vm, slot), cap = mem32(vm, slot + 4), len;
+        uint32_t addr = ftvm_mem32(vm, slot), cap = ftvm_mem32(vm, slot + 4), len;
         ssize_t got_len;
 
         if (used == avail)
@@ -240,7 +241,6 @@ int nic_receive(struct ftvm *vm)
             ftvm_dma_in(vm, slot + 8, &len, 4) ||
             ftvm_dma_in(vm, n->rx_ring + 4, &used, 4))
             return -1;
-        n->rx_bytes += len;
         got = true;
     }
     if (got)

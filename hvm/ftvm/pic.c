@@ -71,18 +71,20 @@ void pic_write(struct pic *p, int port, uint8_t val)
 
 void pic_raise(struct ftvm *vm, unsigned int irq)
 {
-    if (irq < 8) {
+    if (irq < 8)
         vm->pic[0].irr |= (uint8_t)(1u << irq);
-    } else {
+    else
         vm->pic[1].irr |= (uint8_t)(1u << (irq - 8));
-        vm->pic[0].irr |= 1u << 2;
-    }
 }
 
-/* The IRQ (0-7) a chip would present now, or -1. */
-static int chip_pending(const struct pic *p)
+/*
+ * The IRQ (0-7) a chip would present now, or -1.  'cascade' is the
+ * slave's output, the master's IRQ 2: it follows the slave's requests
+ * rather than latching, so a second one is not lost with the first.
+ */
+static int chip_pending(const struct pic *p, bool cascade)
 {
-    uint8_t req = p->irr & (uint8_t)~p->imr;
+    uint8_t req = (p->irr | (cascade ? 1u << 2 : 0)) & (uint8_t)~p->imr;
 
     for (int irq = 0; irq < 8; irq++) {
         if (p->isr & (1u << irq))
@@ -96,12 +98,12 @@ static int chip_pending(const struct pic *p)
 /* The vector the PICs would deliver now, or -1. */
 int pic_pending(struct ftvm *vm)
 {
-    int irq = chip_pending(&vm->pic[0]);
+    int s = chip_pending(&vm->pic[1], false);
+    int irq = chip_pending(&vm->pic[0], s >= 0);
 
     if (irq < 0)
         return -1;
     if (irq == 2) {
-        int s = chip_pending(&vm->pic[1]);
 
         if (s < 0)
             return -1;
@@ -128,7 +130,6 @@ void pic_ack_vector(struct ftvm *vm, uint8_t vector)
 
         s->irr &= (uint8_t)~bit;
         s->isr |= bit;
-        m->irr &= (uint8_t)~(1u << 2);
         m->isr |= 1u << 2;
     } else if ((vector & 0xf8) == m->base) {
         uint8_t bit = (uint8_t)(1u << (vector & 7));

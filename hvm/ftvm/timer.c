@@ -40,8 +40,11 @@ static void *timer_main(void *arg)
         /* The divisor is the guest's to change at any time. */
         period = __atomic_load_n(&vm->timer_period, __ATOMIC_ACQUIRE);
         if (!period) {
-            ts = (struct timespec){ 0, 1000000 };
+            /* No timer yet: still stop the vCPU now and then, so that
+             * deadlines and state hashes are not missed. */
+            ts = (struct timespec){ 0, 10000000 };
             nanosleep(&ts, NULL);
+            __atomic_store_n(&vm->kick, 1, __ATOMIC_RELEASE);
             next = 0;
             continue;
         }

@@ -4,7 +4,7 @@
  * retired instructions, interrupt delivery through the guest's IDT, and
  * the places where non-determinism enters: TSC, MSR and port reads,
  * RDRAND/RDSEED, interrupts, halt.  These are the places the Xen hooks
- * cover (../shared/design/xen-hooks.md); each one records on the
+ * cover (the design notes' map of Xen hooks); each one records on the
  * primary and asks the log on the secondary.
  *
  * The code hook runs before every instruction.  It counts, and it stops
@@ -41,7 +41,6 @@
 #define OP_POPSS 0x17
 
 #define MSR_TSC 0x10
-
 
 void ftvm_fail(struct ftvm *vm, int status, const char *fmt, ...)
 {
@@ -127,7 +126,7 @@ static void emulate_rdtsc(struct ftvm *vm, uint32_t len, bool rdtscp)
 }
 
 /* Only the TSC is an MSR with a value of its own; the rest read as 0. */
-static void emulate_rdmsr(struct ftvm *vm)
+static void emulate_rdmsr(struct ftvm *vm, uint32_t len)
 {
     struct ft_log_rec r = { .kind = FT_K_MSR };
 
@@ -137,15 +136,30 @@ static void emulate_rdmsr(struct ftvm *vm)
         return;
     set_reg(vm, UC_X86_REG_EAX, (uint32_t)r.u.msr.value);
     set_reg(vm, UC_X86_REG_EDX, (uint32_t)(r.u.msr.value >> 32));
-    set_reg(vm, UC_X86_REG_EIP, vm->cur_eip + 2);
+    set_reg(vm, UC_X86_REG_EIP, vm->cur_eip + len);
     retire(vm, 0x0f);
 }
 
-/* An interrupt held back by IF=0 can be taken after these. */
-static bool may_set_if(const struct ftvm *vm)
+static bool is_prefix(uint8_t b)
 {
-    return vm->last_op == OP_POPF || vm->last_op == OP_IRET ||
-           vm->prev_op == OP_STI;
+    switch (b) {
+    case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
+    case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool in_shadow(const struct ftvm *vm)
+{
+    return vm->last_op == OP_STI || vm->last_op == OP_POPSS;
+}
+
+/* A held-back interrupt can be taken here: stop exactly then. */
+static bool can_take(struct ftvm *vm)
+{
+    return !in_shadow(vm) && (reg(vm, UC_X86_REG_EFLAGS) & EFL_IF);
 }
 
 static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size,
@@ -157,7 +171,7 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size,
     (void)size;
     if (vm->count >= vm->stop_at ||
         __atomic_load_n(&vm->kick, __ATOMIC_RELAXED) ||
-        (vm->watch_if && may_set_if(vm))) {
+        (vm->watch_if && can_take(vm))) {
         uc_emu_stop(uc);
         return;
     }
@@ -174,17 +188,21 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size,
         uc_emu_stop(uc);
         return;
     }
-    if (op[0] == 0x0f) {
-        if (op[1] == 0x31) {
-            emulate_rdtsc(vm, 2, false);
+    /* Legacy prefixes do not stop these from reading the host's TSC. */
+    uint32_t pre = 0;
+    while (pre < 4 && is_prefix(op[pre]))
+        pre++;
+    if (op[pre] == 0x0f) {
+        if (op[pre + 1] == 0x31) {
+            emulate_rdtsc(vm, pre + 2, false);
             return;
         }
-        if (op[1] == 0x01 && op[2] == 0xf9) {
-            emulate_rdtsc(vm, 3, true);
+        if (op[pre + 1] == 0x01 && op[pre + 2] == 0xf9) {
+            emulate_rdtsc(vm, pre + 3, true);
             return;
         }
-        if (op[1] == 0x32) {
-            emulate_rdmsr(vm);
+        if (op[pre + 1] == 0x32) {
+            emulate_rdmsr(vm, pre + 2);
             return;
         }
     }
@@ -209,16 +227,18 @@ static void hook_out(uc_engine *uc, uint32_t port, int size, uint32_t value,
                      void *opaque)
 {
     struct ftvm *vm = opaque;
-    bool output = port == 0x3f8 && !(vm->uart.lcr & 0x80);
+    bool output = port <= 0x3f8 && port + (uint32_t)size > 0x3f8 &&
+                  !(vm->uart.lcr & 0x80);
 
     (void)uc;
-    ftvm_io_write(vm, (uint16_t)port, size, value);
     if (output) {
         struct ft_log_rec r = { .kind = FT_K_OUTPUT };
 
         r.u.output.id = ++vm->output_id;
-        ftvm_input(vm, &r);
+        if (!ftvm_input(vm, &r))
+            return;
     }
+    ftvm_io_write(vm, (uint16_t)port, size, value);
 }
 
 /* RDRAND and RDSEED raise #UD on the emulated CPU: emulate them. */
@@ -249,7 +269,8 @@ static bool hook_invalid(uc_engine *uc, void *opaque)
 
     r.u.rand.seed = ((p[2] >> 3) & 7) == 7;
     r.u.rand.size = o16 ? 2 : 4;
-    if (getrandom(&v, r.u.rand.size, 0) != r.u.rand.size) {
+    if (vm->mode != FTVM_REPLAY &&
+        getrandom(&v, r.u.rand.size, 0) != r.u.rand.size) {
         ftvm_fail(vm, FTVM_EXIT_ERROR, "getrandom: %s", strerror(errno));
         return true;
     }
@@ -358,6 +379,7 @@ int ftvm_deliver(struct ftvm *vm, uint8_t vector)
     /* Same privilege: push EFLAGS, CS, EIP, as the CPU does. */
     uint32_t frame[3] = { reg(vm, UC_X86_REG_EIP), cs, efl };
     memcpy(vm->ram + esp, frame, sizeof(frame));
+    uc_ctl_remove_cache(vm->uc, esp, esp + sizeof(frame));
     efl &= ~(EFL_TF | EFL_NT | EFL_RF);
     if ((g[5] & 0x1f) == 0x0e)
         efl &= ~EFL_IF;         /* interrupt gate, not trap gate */
@@ -517,11 +539,6 @@ static bool record_ok(struct ftvm *vm, struct ft_log_rec *r)
     return vm->mode != FTVM_RECORD || ftvm_ft_append(vm, r) == FT_OK;
 }
 
-static bool in_shadow(const struct ftvm *vm)
-{
-    return vm->last_op == OP_STI || vm->last_op == OP_POPSS;
-}
-
 /* Run the engine from EIP until the hook stops it. */
 enum step ftvm_execute(struct ftvm *vm)
 {
@@ -545,7 +562,6 @@ enum step ftvm_execute(struct ftvm *vm)
     return STEP_GO;
 }
 
-
 static uint64_t now_ns(void)
 {
     struct timespec ts;
@@ -568,7 +584,8 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
     if (__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED))
         return STEP_DONE;
 
-    __atomic_store_n(&vm->kick, 0, __ATOMIC_RELAXED);
+    /* Cleared before ticks_due is read, so that no tick is missed. */
+    __atomic_exchange_n(&vm->kick, 0, __ATOMIC_SEQ_CST);
     due = __atomic_load_n(&vm->ticks_due, __ATOMIC_ACQUIRE);
     if (due != vm->ticks_done) {
         vm->ticks_done = due;       /* edge-triggered: ticks coalesce */
@@ -590,6 +607,7 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
         ((vm->disk.pending && disk_complete(vm)) || nic_receive(vm)))
         return STEP_FAIL;
 
+    vm->watch_if = false;
     v = pic_pending(vm);
     if (v >= 0) {
         bool if_on = reg(vm, UC_X86_REG_EFLAGS) & EFL_IF;
@@ -609,7 +627,6 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
             pic_ack(vm);
             if (ftvm_deliver(vm, (uint8_t)v))
                 return STEP_FAIL;
-            vm->watch_if = false;
         } else {
             vm->watch_if = true;
         }
@@ -623,13 +640,14 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
 
             ms = left / 1000000 < 100 ? (int)(left / 1000000) + 1 : 100;
         }
-        rc = ftvm_timer_wait(vm, ms, vm->nic.fd);
+        /* A frame wakes the guest only if it has a buffer for it. */
+        rc = ftvm_timer_wait(vm, ms, nic_can_receive(vm) ? vm->nic.fd : -1);
         if (rc < 0) {
             ftvm_fail(vm, FTVM_EXIT_ERROR, "timer: %s", strerror(-rc));
             return STEP_FAIL;
         }
         if (!rc && !__atomic_load_n(&vm->timer_period, __ATOMIC_RELAXED) &&
-            !deadline) {
+            !deadline && vm->nic.fd < 0) {
             ftvm_fail(vm, FTVM_EXIT_ERROR, "guest halted at eip 0x%x with "
                       "no timer programmed: it would never wake",
                       reg(vm, UC_X86_REG_EIP));
@@ -640,7 +658,6 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
     vm->stop_at = insns ? insns : UINT64_MAX;
     return ftvm_execute(vm);
 }
-
 
 static int dma_write(void *opaque, uint64_t gpa, const uint8_t *data,
                      uint32_t len)
@@ -683,6 +700,16 @@ static enum step replay_async(struct ftvm *vm)
 
     if (rc) {
         ftvm_ft_diverged(vm, rc);
+        return STEP_FAIL;
+    }
+    if ((ev.kind == FT_K_EXTINT && !can_take(vm)) ||
+        (ev.kind == FT_K_HLT_WAKE && !vm->halted)) {
+        ftvm_fail(vm, FTVM_EXIT_DIVERGED, "divergence at record %llu: the "
+                  "log has %s at count=%llu, where the vCPU %s",
+                  (unsigned long long)ft_replay_seq(&vm->rp),
+                  ft_log_kind_name(ev.kind), (unsigned long long)pt.count,
+                  ev.kind == FT_K_EXTINT ? "cannot take an interrupt"
+                                         : "is not halted");
         return STEP_FAIL;
     }
     switch (ev.kind) {

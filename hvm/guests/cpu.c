@@ -5,6 +5,11 @@
  * interrupting it anywhere.
  *   seed=N     generator seed (default 1)
  *   hz=N       timer rate (default 100)
+ *   crash=N    execute an invalid instruction after N rounds (tests)
+ *
+ * The checksum runs with interrupts saved and disabled twice over, as
+ * nested kernel code does: the inner restore leaves them disabled, so a
+ * tick that came meanwhile must wait for the outer one.
  */
 #include "rt/rt.h"
 
@@ -22,6 +27,7 @@ static void on_tick(struct rt_frame *f)
 void guest_main(const char *cmdline)
 {
     uint32_t seed = arg_u32(cmdline, "seed", 1);
+    uint32_t crash = arg_u32(cmdline, "crash", 0);
     uint32_t x = seed * 2654435761u + 1;
 
     irq_set(IRQ_TIMER, on_tick);
@@ -39,10 +45,18 @@ void guest_main(const char *cmdline)
             x ^= x << 5;
             data[i] = x;
         }
+        uint32_t outer = irq_save(), inner = irq_save();
+
         for (uint32_t i = 0; i < WORDS; i++) {
             a += data[i ^ (b & 7)];
             b += a;
         }
+        irq_restore(inner);
+        for (uint32_t i = 0; i < 1000; i++)
+            b ^= i;
+        irq_restore(outer);
+        if (crash && round >= crash)
+            __asm__ volatile("ud2");
         puts_uart("cpu: round ");
         put_dec(round);
         puts_uart(" sum ");

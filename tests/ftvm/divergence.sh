@@ -80,6 +80,15 @@ expect "another command line" 3 "divergence at record 1:" -- \
     "$ftvm" run --guest "$build/guests/idle.bin" --timer-hz 999 \
     --cmdline report=100 --replay "$work/log" --console none
 
+# A primary that fails keeps its log, which then reads as cut short.
+cpu="--guest $build/guests/cpu.bin --timer-hz 1000 --cmdline seed=1,crash=1"
+# shellcheck disable=SC2086
+expect "primary fails" 1 "Invalid instruction" -- \
+    "$ftvm" run $cpu --insns 100000000 --record "$work/crash" --console none
+# shellcheck disable=SC2086
+expect "log of a failed primary" 4 "without an end marker" -- \
+    "$ftvm" run $cpu --replay "$work/crash" --console none
+
 expect "not a log" 4 "not a xenft log" -- \
     "$ftvm" run $idle --replay "$build/guests/idle.bin" --console none
 expect "no such log" 1 "cannot open" -- \

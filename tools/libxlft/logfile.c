@@ -252,6 +252,16 @@ int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen)
     return rc;
 }
 
+void xlft_logw_abandon(struct xlft_logw *w)
+{
+    if (!w->error && w->len)
+        write_block(w, 0, NULL, 0);
+    fclose(w->fp);
+    free(w->buf);
+    free(w->path);
+    free(w);
+}
+
 /* Read exactly n bytes: 1 if all came, 0 if the file ended first. */
 static int read_exact(struct xlft_logr *r, void *p, size_t n, size_t *got)
 {

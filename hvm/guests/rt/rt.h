@@ -68,6 +68,20 @@ static inline void sti_hlt(void)
     __asm__ volatile("sti; hlt" : : : "memory");
 }
 
+/* local_irq_save/restore, as kernels nest them. */
+static inline uint32_t irq_save(void)
+{
+    uint32_t f;
+
+    __asm__ volatile("pushf; pop %0; cli" : "=r"(f) : : "memory");
+    return f;
+}
+
+static inline void irq_restore(uint32_t f)
+{
+    __asm__ volatile("push %0; popf" : : "r"(f) : "memory", "cc");
+}
+
 static inline void cli(void)
 {
     __asm__ volatile("cli" : : : "memory");

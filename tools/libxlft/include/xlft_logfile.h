@@ -46,6 +46,13 @@ uint64_t xlft_logw_seq(const struct xlft_logw *w);
 int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen);
 
 /*
+ * The writer failed or gave up: store what was appended, but leave the
+ * end marker out, so that readers report the log as cut short.  Frees
+ * 'w'.
+ */
+void xlft_logw_abandon(struct xlft_logw *w);
+
+/*
  * Open a stored log and check its header.  'name' is used in messages.
  * xlft_logr_open_fp takes 'fp' over: it is closed by xlft_logr_close,
  * or at once if opening fails.
