@@ -16,13 +16,15 @@ static volatile uint64_t last_tsc, pool;
  */
 static void on_tick(struct rt_frame *f)
 {
-    uint64_t now = rdtsc();
+    uint64_t now;
     uint32_t lo, hi;
 
     /* Every other tick a prefixed form, which reads the TSC just the same. */
     if (ticks & 1) {
         __asm__ volatile(".byte 0x3e; rdtsc" : "=a"(lo), "=d"(hi));
         now = (uint64_t)hi << 32 | lo;
+    } else {
+        now = rdtsc();
     }
     (void)f;
     last_tsc = now;
