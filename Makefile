@@ -100,12 +100,13 @@ $(BUILD)/bin/ftlog: $(rel_FTLOG_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 # Guests: freestanding i386 code, flat multiboot images (hvm/guests).
 GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -nostdlib \
                 -fno-pic -fno-pie -fno-stack-protector -mgeneral-regs-only \
-                -fno-asynchronous-unwind-tables -Ihvm/guests
+                -fno-asynchronous-unwind-tables -Ihvm/guests -Ihvm/ftvm
 GUEST_RT := $(BUILD)/obj/guests/rt/start.o $(BUILD)/obj/guests/rt/rt.o
 $(BUILD)/obj/guests/rt/start.o: hvm/guests/rt/start.S
 	@mkdir -p $(@D)
 	$(CC) -m32 -c $< -o $@
-$(BUILD)/obj/guests/%.o: hvm/guests/%.c $(wildcard hvm/guests/rt/*.h)
+$(BUILD)/obj/guests/%.o: hvm/guests/%.c $(wildcard hvm/guests/rt/*.h) \
+                         hvm/ftvm/ftvm_devices.h
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -c $< -o $@
 $(BUILD)/guests/%.bin: $(BUILD)/obj/guests/%.o $(GUEST_RT) \

@@ -26,8 +26,6 @@
 #define SLOT_SIZE   32u
 #define RING_HDR    8u          /* avail, used */
 #define MAX_COUNT   128u        /* sectors per request: one DMA record */
-#define OP_READ     1u
-#define OP_WRITE    2u
 
 #define ST_OK       0u
 #define ST_BAD      1u          /* malformed request */
@@ -91,10 +89,10 @@ static void take(struct ftvm *vm, uint32_t slot)
     struct disk_done *c;
     uint8_t *data = NULL;
 
-    if ((op != OP_READ && op != OP_WRITE) || !count || count > MAX_COUNT ||
+    if ((op != DISK_OP_READ && op != DISK_OP_WRITE) || !count || count > MAX_COUNT ||
         addr > vm->ram_size || len > vm->ram_size - addr)
         status = ST_BAD;
-    if (op == OP_WRITE && status == ST_OK) {
+    if (op == DISK_OP_WRITE && status == ST_OK) {
         struct ft_log_rec r = { .kind = FT_K_OUTPUT };
 
         r.u.output.id = ++vm->output_id;
@@ -106,7 +104,7 @@ static void take(struct ftvm *vm, uint32_t slot)
 
     if (status == ST_OK && (uint64_t)sector + count > d->sectors)
         status = ST_RANGE;
-    if (status == ST_OK && op == OP_READ) {
+    if (status == ST_OK && op == DISK_OP_READ) {
         data = malloc(len);
         if (!data || pread(d->fd, data, len, (off_t)sector * SECTOR) !=
                      (ssize_t)len)

@@ -18,6 +18,7 @@
 #include "ft_recorder.h"
 #include "ft_replayer.h"
 #include "ft_ring.h"
+#include "ftvm_devices.h"
 #include "xlft_logfile.h"
 
 /* Exit statuses of `ftvm run`. */
@@ -53,15 +54,6 @@ struct pit {
 };
 
 /* The block device (disk.c, DEVICES.md). */
-#define DISK_MMIO       0xfeb01000u
-#define DISK_IRQ        14
-#define DISK_ID         0x00
-#define DISK_SECTORS    0x04
-#define DISK_RING       0x10
-#define DISK_SIZE       0x14
-#define DISK_CTRL       0x18
-#define DISK_KICK       0x1c
-#define DISK_ID_VALUE   0x4b534458u     /* "XDSK" */
 #define DISK_QUEUE      256
 
 struct disk_done {
@@ -79,20 +71,6 @@ struct disk {
 };
 
 /* The network card (nic.c, DEVICES.md). */
-#define NIC_MMIO        0xfeb00000u
-#define NIC_IRQ         10
-#define NIC_ID          0x00
-#define NIC_MAC_LO      0x04
-#define NIC_MAC_HI      0x08
-#define NIC_RX_RING     0x10
-#define NIC_RX_SIZE     0x14
-#define NIC_TX_RING     0x18
-#define NIC_TX_SIZE     0x1c
-#define NIC_CTRL        0x20
-#define NIC_RX_KICK     0x24
-#define NIC_TX_KICK     0x28
-#define NIC_ID_VALUE    0x43494e58u     /* "XNIC" */
-
 struct nic {
     int fd;                     /* host side: primary only, -1 if none */
     bool tap;                   /* fd is a tap device, not a UDP socket */

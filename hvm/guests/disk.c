@@ -6,17 +6,9 @@
  *   every=N    print a line every N rounds (default 10)
  *   hz=N       timer rate (default 100)
  */
+#include "ftvm_devices.h"
 #include "rt/rt.h"
 
-#define DISK        0xfeb01000u
-#define R_ID        0x00
-#define R_SECTORS   0x04
-#define R_RING      0x10
-#define R_SIZE      0x14
-#define R_CTRL      0x18
-#define R_KICK      0x1c
-#define ID_XDSK     0x4b534458u
-#define IRQ_DISK    14
 #define SLOTS       8
 #define SECTORS     8           /* per request: 4 KiB */
 
@@ -34,12 +26,12 @@ static volatile uint32_t irqs;
 
 static inline uint32_t reg_r(uint32_t off)
 {
-    return *(volatile uint32_t *)(DISK + off);
+    return *(volatile uint32_t *)(DISK_MMIO + off);
 }
 
 static inline void reg_w(uint32_t off, uint32_t v)
 {
-    *(volatile uint32_t *)(DISK + off) = v;
+    *(volatile uint32_t *)(DISK_MMIO + off) = v;
 }
 
 static void on_disk(struct rt_frame *f)
@@ -60,7 +52,7 @@ static uint32_t request(uint32_t op, uint32_t sector, void *buf)
     s->addr = (uint32_t)buf;
     s->status = 0xffffffffu;
     ring.avail = want;
-    reg_w(R_KICK, want);
+    reg_w(DISK_KICK, want);
     while (ring.used != want) {
         sti_hlt();
         cli();
@@ -75,7 +67,7 @@ void guest_main(const char *cmdline)
 
     irq_set(IRQ_TIMER, NULL);
     pit_set_hz(arg_u32(cmdline, "hz", 100));
-    if (reg_r(R_ID) != ID_XDSK || (sectors = reg_r(R_SECTORS)) <= SECTORS) {
+    if (reg_r(DISK_ID) != DISK_ID_VALUE || (sectors = reg_r(DISK_SECTORS)) <= SECTORS) {
         puts_uart("disk: no disk\n");
         for (;;)
             sti_hlt();
@@ -83,10 +75,10 @@ void guest_main(const char *cmdline)
     puts_uart("disk: ");
     put_dec(sectors);
     puts_uart(" sectors\n");
-    irq_set(IRQ_DISK, on_disk);
-    reg_w(R_RING, (uint32_t)&ring);
-    reg_w(R_SIZE, SLOTS);
-    reg_w(R_CTRL, 1);
+    irq_set(DISK_IRQ, on_disk);
+    reg_w(DISK_RING, (uint32_t)&ring);
+    reg_w(DISK_SIZE, SLOTS);
+    reg_w(DISK_CTRL, 1);
 
     for (uint32_t round = 1;; round++) {
         uint32_t sector, st;
@@ -97,9 +89,9 @@ void guest_main(const char *cmdline)
         sector = x % (sectors - SECTORS);
         for (uint32_t i = 0; i < sizeof(wbuf); i++)
             wbuf[i] = (uint8_t)(x >> (i & 24)) ^ (uint8_t)i;
-        st = request(2, sector, wbuf);
+        st = request(DISK_OP_WRITE, sector, wbuf);
         if (!st)
-            st = request(1, sector, rbuf);
+            st = request(DISK_OP_READ, sector, rbuf);
         if (!st)
             for (uint32_t i = 0; i < sizeof(rbuf); i++)
                 if (rbuf[i] != wbuf[i])

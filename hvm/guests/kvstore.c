@@ -13,8 +13,6 @@
  */
 #include "rt/nic.h"
 
-#define DISK        0xfeb01000u
-#define IRQ_DISK    14
 #define KV_PORT     7777
 #define KEYS        512
 #define KEY_MAX     32
@@ -122,13 +120,13 @@ static bool persist(const char *key, const char *val)
     memcpy(sector_buf, "KV", 2);
     memcpy(sector_buf + 4, key, KEY_MAX);
     memcpy(sector_buf + 4 + KEY_MAX, val, VAL_MAX);
-    s->op = 2;
+    s->op = DISK_OP_WRITE;
     s->sector = disk_next++ % disk_sectors;
     s->count = 1;
     s->addr = (uint32_t)sector_buf;
     s->status = 0xffffffffu;
     dring.avail = want;
-    *(volatile uint32_t *)(DISK + 0x1c) = want;
+    *(volatile uint32_t *)(DISK_MMIO + DISK_KICK) = want;
     while (dring.used != want) {
         sti_hlt();
         cli();
@@ -302,7 +300,7 @@ void guest_main(const char *cmdline)
     my_ip = parse_ip(cmdline);
     irq_set(IRQ_TIMER, NULL);
     pit_set_hz(100);
-    if (nic_r(NIC_ID) != NIC_ID_XNIC) {
+    if (nic_r(NIC_ID) != NIC_ID_VALUE) {
         puts_uart("kv: no network card\n");
         for (;;)
             sti_hlt();
@@ -311,14 +309,14 @@ void guest_main(const char *cmdline)
     hi = nic_r(NIC_MAC_HI);
     memcpy(mac, &lo, 4);
     memcpy(mac + 4, &hi, 2);
-    if (*(volatile uint32_t *)DISK == 0x4b534458u) {
-        disk_sectors = *(volatile uint32_t *)(DISK + 0x04);
-        *(volatile uint32_t *)(DISK + 0x10) = (uint32_t)&dring;
-        *(volatile uint32_t *)(DISK + 0x14) = 4;
-        *(volatile uint32_t *)(DISK + 0x18) = 1;
-        irq_set(IRQ_DISK, on_irq);
+    if (*(volatile uint32_t *)(DISK_MMIO + DISK_ID) == DISK_ID_VALUE) {
+        disk_sectors = *(volatile uint32_t *)(DISK_MMIO + DISK_SECTORS);
+        *(volatile uint32_t *)(DISK_MMIO + DISK_RING) = (uint32_t)&dring;
+        *(volatile uint32_t *)(DISK_MMIO + DISK_SIZE) = 4;
+        *(volatile uint32_t *)(DISK_MMIO + DISK_CTRL) = 1;
+        irq_set(DISK_IRQ, on_irq);
     }
-    irq_set(IRQ_NIC, on_irq);
+    irq_set(NIC_IRQ, on_irq);
     for (int i = 0; i < NIC_SLOTS; i++) {
         rx.s[i].addr = (uint32_t)rxbuf[i];
         rx.s[i].len = NIC_BUF;

@@ -20,12 +20,12 @@ void guest_main(const char *cmdline)
     uint32_t frames = 0, next = every, a = 1, b = 0, seen = 0;
     uint64_t bytes = 0;
 
-    if (nic_r(NIC_ID) != NIC_ID_XNIC) {
+    if (nic_r(NIC_ID) != NIC_ID_VALUE) {
         puts_uart("netrx: no network card\n");
         for (;;)
             __asm__ volatile("cli; hlt");
     }
-    irq_set(IRQ_NIC, on_nic);
+    irq_set(NIC_IRQ, on_nic);
     for (int i = 0; i < NIC_SLOTS; i++) {
         rx.s[i].addr = (uint32_t)bufs[i];
         rx.s[i].len = NIC_BUF;

@@ -23,7 +23,7 @@ void guest_main(const char *cmdline)
     uint32_t every = arg_u32(cmdline, "every", 100);
     uint32_t mac_lo, mac_hi;
 
-    if (nic_r(NIC_ID) != NIC_ID_XNIC) {
+    if (nic_r(NIC_ID) != NIC_ID_VALUE) {
         puts_uart("nettx: no network card\n");
         for (;;)
             __asm__ volatile("cli; hlt");
@@ -34,7 +34,7 @@ void guest_main(const char *cmdline)
         size = 1514;
     mac_lo = nic_r(NIC_MAC_LO);
     mac_hi = nic_r(NIC_MAC_HI);
-    irq_set(IRQ_NIC, on_nic);
+    irq_set(NIC_IRQ, on_nic);
     nic_w(NIC_TX_RING, (uint32_t)&tx);
     nic_w(NIC_TX_SIZE, NIC_SLOTS);
     nic_w(NIC_CTRL, 1);

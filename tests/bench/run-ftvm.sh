@@ -42,6 +42,24 @@ ips() {
     echo $((insns * 1000 / ((t1 - t0) / 1000000)))
 }
 
+# Bytes of data a log brought into the guest: DMA records of 512 bytes
+# or more (the smaller ones are status words and ring indices).
+data_in() {
+    "$build/bin/ftlog" dump "$1" |
+        awk '/ DMA / { sub("len=", "", $NF); v = $NF + 0
+                       if (v >= 512) s += v }
+             END { print s + 0 }'
+}
+
+# per_input LOG BYTES WHAT KEY: log bytes per byte of input, against 1.05.
+per_input() {
+    logb=$(wc -c <"$1")
+    per=$(awk -v l="$logb" -v i="$2" 'BEGIN { printf "%.4f", l / i }')
+    verdict=$(awk -v r="$per" 'BEGIN { print (r <= 1.05 ? "met" : "MISSED") }')
+    echo "   $2 bytes $3, log $logb bytes: $per (goal <= 1.05: $verdict)"
+    echo "$4 $per" >>"$work/kv"
+}
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "ftvm: cpu guest, $insns instructions per run, FT off and on"
@@ -86,16 +104,9 @@ truncate -s 8M "$work/disk.img"
 "$ftvm" run --guest "$build/guests/disk.bin" --cmdline seed=9,every=1000 \
     --disk "$work/disk.img" --seconds 2 --record "$work/disk.log" \
     --console none >/dev/null 2>"$work/err" || fail "ftvm: $(cat "$work/err")"
-input=$("$build/bin/ftlog" dump "$work/disk.log" |
-        awk '/ DMA / { sub("len=", "", $NF); v = $NF + 0
-                       if (v >= 512) s += v }
-             END { print s + 0 }')
+input=$(data_in "$work/disk.log")
 [ "$input" -gt 0 ] || fail "the disk guest read nothing"
-logb=$(wc -c <"$work/disk.log")
-per=$(awk -v l="$logb" -v i="$input" 'BEGIN { printf "%.4f", l / i }')
-verdict=$(awk -v r="$per" 'BEGIN { print (r <= 1.05 ? "met" : "MISSED") }')
-echo "   $input bytes read, log $logb bytes: $per (goal <= 1.05: $verdict)"
-echo "ftvm_log_per_input_disk $per" >>"$work/kv"
+per_input "$work/disk.log" "$input" read ftvm_log_per_input_disk
 
 echo
 echo "ftvm: netrx guest, 2000 frames of 1400 bytes: log bytes per byte in"
@@ -108,17 +119,9 @@ sleep 0.3
 "$build/tests/udpframes" send "$port" 2000 1400 >/dev/null ||
     fail "cannot send frames"
 wait "$pid" || fail "ftvm: $(cat "$work/err")"
-input=$("$build/bin/ftlog" dump "$work/net.log" |
-        awk '/ DMA / { sub("len=", "", $NF); v = $NF + 0
-                       if (v >= 512) s += v }
-             END { print s + 0 }')
+input=$(data_in "$work/net.log")
 [ "$input" -gt 0 ] || fail "the netrx guest received nothing"
-logb=$(wc -c <"$work/net.log")
-per=$(awk -v l="$logb" -v i="$input" 'BEGIN { printf "%.4f", l / i }')
-verdict=$(awk -v r="$per" 'BEGIN { print (r <= 1.05 ? "met" : "MISSED") }')
-echo "   $input bytes received, log $logb bytes: $per (goal <= 1.05:" \
-     "$verdict)"
-echo "ftvm_log_per_input_netrx $per" >>"$work/kv"
+per_input "$work/net.log" "$input" received ftvm_log_per_input_netrx
 
 mv "$work/kv" "$dir/ftvm.kv" || fail "cannot write $dir/ftvm.kv"
 sh "$here/kv-to-json.sh" "$dir" || fail "cannot merge $dir/*.kv"
