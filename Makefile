@@ -42,7 +42,8 @@ san_CFLAGS  := -O1 -g -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 san_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: all deps deps-check deps-bench deps-demo check check-unit check-san soak demo \
+.PHONY: all deps deps-check deps-bench deps-demo check check-unit check-san \
+        soak demo \
         check-ftvm \
         check-freestanding check-fuzz fuzz-corpus bench install clean
 .DEFAULT_GOAL := all

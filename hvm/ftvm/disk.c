@@ -89,7 +89,8 @@ static void take(struct ftvm *vm, uint32_t slot)
     struct disk_done *c;
     uint8_t *data = NULL;
 
-    if ((op != DISK_OP_READ && op != DISK_OP_WRITE) || !count || count > MAX_COUNT ||
+    if ((op != DISK_OP_READ && op != DISK_OP_WRITE) || !count ||
+        count > MAX_COUNT ||
         addr > vm->ram_size || len > vm->ram_size - addr)
         status = ST_BAD;
     if (op == DISK_OP_WRITE && status == ST_OK) {

@@ -224,7 +224,8 @@ int nic_receive(struct ftvm *vm)
         uint32_t used = ftvm_mem32(vm, n->rx_ring + 4);
         uint32_t slot = n->rx_ring + RING_HDR +
                         (used & (n->rx_size - 1)) * SLOT_SIZE;
-        uint32_t addr = ftvm_mem32(vm, slot), cap = ftvm_mem32(vm, slot + 4), len;
+        uint32_t addr = ftvm_mem32(vm, slot);
+        uint32_t cap = ftvm_mem32(vm, slot + 4), len;
         ssize_t got_len;
 
         if (used == avail)

@@ -67,7 +67,8 @@ void guest_main(const char *cmdline)
 
     irq_set(IRQ_TIMER, NULL);
     pit_set_hz(arg_u32(cmdline, "hz", 100));
-    if (reg_r(DISK_ID) != DISK_ID_VALUE || (sectors = reg_r(DISK_SECTORS)) <= SECTORS) {
+    sectors = reg_r(DISK_SECTORS);
+    if (reg_r(DISK_ID) != DISK_ID_VALUE || sectors <= SECTORS) {
         puts_uart("disk: no disk\n");
         for (;;)
             sti_hlt();
