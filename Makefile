@@ -147,6 +147,7 @@ check-ftvm: all $(BUILD)/tests/udpframes
 	sh tests/ftvm/pairs.sh $(BUILD) $(PAIRS)
 	sh tests/ftvm/divergence.sh $(BUILD)
 	sh tests/ftvm/net.sh $(BUILD)
+	sh tests/ftvm/snapshot.sh $(BUILD)
 
 soak: all
 	sh tests/ftvm/pairs.sh $(BUILD) 1000

@@ -166,6 +166,11 @@ bool ftvm_input(struct ftvm *vm, struct ft_log_rec *r);
 int ftvm_dma_in(struct ftvm *vm, uint32_t gpa, const void *data,
                 uint32_t len);
 uint64_t ftvm_state_hash(struct ftvm *vm);
+uint64_t ftvm_guest_tsc(const struct ftvm *vm);
+
+/* snapshot.c */
+int ftvm_snapshot_save(struct ftvm *vm, const char *path);
+int ftvm_snapshot_restore(struct ftvm *vm, const char *path);
 
 /* loader.c */
 int ftvm_load(struct ftvm *vm, const char *path, const char *cmdline);

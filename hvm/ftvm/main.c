@@ -13,7 +13,8 @@
 #include "ftvm.h"
 
 static const char usage[] =
-    "usage: ftvm run --guest FILE [--cmdline TEXT] [--timer-hz HZ]\n"
+    "usage: ftvm run (--guest FILE [--cmdline TEXT] [--timer-hz HZ]\n"
+    "                 | --restore SNAPSHOT) [--save SNAPSHOT]\n"
     "                [--record LOG | --replay LOG]\n"
     "                [--insns N | --seconds S] [--mem MIB]\n"
     "                [--console FILE|-|none] [--sync-every S]\n"
@@ -81,10 +82,13 @@ static int run(int argc, char **argv)
         { "sync-every", required_argument, NULL, 'y' },
         { "disk", required_argument, NULL, 'd' },
         { "net", required_argument, NULL, 'e' },
+        { "save", required_argument, NULL, 'S' },
+        { "restore", required_argument, NULL, 'R' },
         { NULL, 0, NULL, 0 },
     };
     const char *guest = NULL, *cmdline = "", *record = NULL, *replay = NULL;
     const char *console = "-", *disk = NULL, *net = NULL;
+    const char *save = NULL, *restore = NULL;
     uint64_t insns = 0, millis = 0, hz = 0, mem = 16, sync_ms = 250;
     char cmd[1024], msg[160];
     struct ftvm vm;
@@ -123,14 +127,20 @@ static int run(int argc, char **argv)
             break;
         case 'd': disk = optarg; break;
         case 'e': net = optarg; break;
+        case 'S': save = optarg; break;
+        case 'R': restore = optarg; break;
         default:
             return bad_usage("unknown option");
         }
     }
     if (optind != argc)
         return bad_usage("unexpected argument");
-    if (!guest)
-        return bad_usage("--guest FILE is required");
+    if (!guest == !restore)
+        return bad_usage("say what to run: --guest FILE or --restore "
+                         "SNAPSHOT");
+    if (restore && (*cmdline || hz))
+        return bad_usage("a snapshot has its command line in it: no "
+                         "--cmdline or --timer-hz with --restore");
     if (record && replay)
         return bad_usage("--record and --replay exclude each other");
     if (insns && millis)
@@ -170,7 +180,8 @@ static int run(int argc, char **argv)
         }
     }
 
-    rc = ftvm_load(&vm, guest, cmd);
+    rc = restore ? ftvm_snapshot_restore(&vm, restore)
+                 : ftvm_load(&vm, guest, cmd);
     if (!rc && disk)
         rc = disk_open(&vm, disk);
     if (!rc && net)
@@ -201,6 +212,8 @@ static int run(int argc, char **argv)
         ftvm_run(&vm, insns, millis);
     running = NULL;
     rc = ftvm_ft_finish(&vm);
+    if (!rc && save && ftvm_snapshot_save(&vm, save))
+        rc = vm.status = FTVM_EXIT_ERROR;
     if (vm.console)
         fflush(vm.console);
     if (rc) {

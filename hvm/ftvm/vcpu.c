@@ -103,7 +103,7 @@ bool ftvm_input(struct ftvm *vm, struct ft_log_rec *r)
     return true;
 }
 
-static uint64_t guest_tsc(struct ftvm *vm)
+uint64_t ftvm_guest_tsc(const struct ftvm *vm)
 {
     if (vm->tsc_fixed)
         return vm->tsc_fixed;
@@ -114,7 +114,7 @@ static void emulate_rdtsc(struct ftvm *vm, uint32_t len, bool rdtscp)
 {
     struct ft_log_rec r = { .kind = FT_K_TSC };
 
-    r.u.tsc.value = guest_tsc(vm);
+    r.u.tsc.value = ftvm_guest_tsc(vm);
     if (!ftvm_input(vm, &r))
         return;
     set_reg(vm, UC_X86_REG_EAX, (uint32_t)r.u.tsc.value);
@@ -131,7 +131,7 @@ static void emulate_rdmsr(struct ftvm *vm, uint32_t len)
     struct ft_log_rec r = { .kind = FT_K_MSR };
 
     r.u.msr.index = reg(vm, UC_X86_REG_ECX);
-    r.u.msr.value = r.u.msr.index == MSR_TSC ? guest_tsc(vm) : 0;
+    r.u.msr.value = r.u.msr.index == MSR_TSC ? ftvm_guest_tsc(vm) : 0;
     if (!ftvm_input(vm, &r))
         return;
     set_reg(vm, UC_X86_REG_EAX, (uint32_t)r.u.msr.value);

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * snapshot.c - the whole state of a guest in a file: what creating a
+ * secondary copies from the primary.  A snapshot is taken where no
+ * device input is on its way (it holds the device registers and the
+ * guest's memory, not what the host has in flight), and a log recorded
+ * after restoring it replays from the same snapshot.
+ *
+ * File: "XFTVMSNP", u32 version, u32 RAM MiB, then the vCPU registers,
+ * the counters and the device state as u64 values (a version has a fixed
+ * number of them), then RAM, then the XXH3-64 of everything before it.
+ * Little-endian.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "ftvm.h"
+
+#define SNAP_MAGIC      "XFTVMSNP"
+#define SNAP_VERSION    1u
+
+static const int regs[] = {
+    UC_X86_REG_EAX, UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
+    UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EBP, UC_X86_REG_ESP,
+    UC_X86_REG_EIP, UC_X86_REG_EFLAGS, UC_X86_REG_CR0,
+};
+static const int segs[] = {
+    UC_X86_REG_CS, UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_FS,
+    UC_X86_REG_GS, UC_X86_REG_SS,
+};
+
+#define NREG (sizeof(regs) / sizeof(regs[0]))
+#define NSEG (sizeof(segs) / sizeof(segs[0]))
+#define NMAX 80                 /* values held: more than state() uses */
+
+/*
+ * Everything but RAM, in one fixed order, as u64 values: into 'v', or
+ * from it with 'load'.  Returns how many.
+ */
+static unsigned int state(struct ftvm *vm, uint64_t *v, bool load)
+{
+    uc_x86_mmr gdtr = { 0 }, idtr = { 0 };
+    unsigned int n = NREG + NSEG;
+
+#define F(x) do {                                                       \
+    if (load)                                                           \
+        (x) = (__typeof__(x))v[n];                                      \
+    else                                                                \
+        v[n] = (uint64_t)(x);                                           \
+    n++;                                                                \
+} while (0)
+    if (!load) {
+        for (unsigned int i = 0; i < NREG + NSEG; i++) {
+            v[i] = 0;
+            uc_reg_read(vm->uc, i < NREG ? regs[i] : segs[i - NREG], &v[i]);
+            v[i] &= 0xffffffffu;
+        }
+        uc_reg_read(vm->uc, UC_X86_REG_GDTR, &gdtr);
+        uc_reg_read(vm->uc, UC_X86_REG_IDTR, &idtr);
+    }
+    F(gdtr.base);
+    F(gdtr.limit);
+    F(idtr.base);
+    F(idtr.limit);
+    F(vm->count);
+    F(vm->halted);
+    F(vm->last_op);
+    F(vm->prev_op);
+    F(vm->output_id);
+    for (int i = 0; i < 2; i++) {
+        F(vm->pic[i].irr);
+        F(vm->pic[i].isr);
+        F(vm->pic[i].imr);
+        F(vm->pic[i].base);
+        F(vm->pic[i].icw_step);
+        F(vm->pic[i].icw4_needed);
+        F(vm->pic[i].read_isr);
+    }
+    F(vm->pit.reload);
+    F(vm->pit.mode);
+    F(vm->pit.access);
+    F(vm->pit.write_hi);
+    F(vm->pit.read_hi);
+    F(vm->pit.latched);
+    F(vm->pit.latch);
+    F(vm->pit.armed);
+    F(vm->uart.ier);
+    F(vm->uart.lcr);
+    F(vm->uart.mcr);
+    F(vm->uart.scr);
+    F(vm->uart.dll);
+    F(vm->uart.dlm);
+    F(vm->disk.ring);
+    F(vm->disk.size);
+    F(vm->disk.ctrl);
+    F(vm->disk.next);
+    F(vm->nic.rx_ring);
+    F(vm->nic.rx_size);
+    F(vm->nic.tx_ring);
+    F(vm->nic.tx_size);
+    F(vm->nic.ctrl);
+    F(vm->nic.tx_next);
+#undef F
+    /* The guest's TSC goes on from where it was, not from the host's. */
+    if (!load)
+        v[n] = ftvm_guest_tsc(vm);
+    else
+        vm->tsc_base = __builtin_ia32_rdtsc() - v[n];
+    n++;
+    if (load) {
+        uc_reg_write(vm->uc, UC_X86_REG_GDTR, &gdtr);
+        uc_reg_write(vm->uc, UC_X86_REG_IDTR, &idtr);
+        for (unsigned int i = NREG; i < NREG + NSEG; i++)
+            uc_reg_write(vm->uc, segs[i - NREG], &v[i]);
+        for (unsigned int i = 0; i < NREG; i++)
+            uc_reg_write(vm->uc, regs[i], &v[i]);
+        if (vm->pit.armed)
+            __atomic_store_n(&vm->timer_period, pit_period_ns(&vm->pit),
+                             __ATOMIC_RELEASE);
+    }
+    return n;
+}
+
+int ftvm_snapshot_save(struct ftvm *vm, const char *path)
+{
+    uint8_t head[16];
+    uint64_t v[NMAX], h;
+    XXH3_state_t *st;
+    unsigned int n;
+    FILE *f;
+    int rc = 0;
+
+    if (vm->disk.pending) {
+        snprintf(vm->why, sizeof(vm->why), "cannot snapshot with disk "
+                 "completions in flight");
+        return -EBUSY;
+    }
+    n = state(vm, v, false);
+    memcpy(head, SNAP_MAGIC, 8);
+    memcpy(head + 8, &(uint32_t){ SNAP_VERSION }, 4);
+    memcpy(head + 12, &(uint32_t){ vm->ram_size >> 20 }, 4);
+    st = XXH3_createState();
+    f = fopen(path, "wb");
+    if (!st || !f) {
+        snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: %s",
+                 path, strerror(errno));
+        rc = -EIO;
+        goto out;
+    }
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, head, sizeof(head));
+    XXH3_64bits_update(st, v, n * sizeof(v[0]));
+    XXH3_64bits_update(st, vm->ram, vm->ram_size);
+    h = XXH3_64bits_digest(st);
+    if (fwrite(head, 1, sizeof(head), f) != sizeof(head) ||
+        fwrite(v, sizeof(v[0]), n, f) != n ||
+        fwrite(vm->ram, 1, vm->ram_size, f) != vm->ram_size ||
+        fwrite(&h, sizeof(h), 1, f) != 1 || fflush(f)) {
+        snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: %s",
+                 path, strerror(errno));
+        rc = -EIO;
+    }
+out:
+    if (f && fclose(f) && !rc) {
+        snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: %s",
+                 path, strerror(errno));
+        rc = -EIO;
+    }
+    XXH3_freeState(st);
+    return rc;
+}
+
+int ftvm_snapshot_restore(struct ftvm *vm, const char *path)
+{
+    uint8_t head[16];
+    uint64_t v[NMAX], h, want;
+    uint32_t version, mib;
+    XXH3_state_t *st = NULL;
+    FILE *f = fopen(path, "rb");
+    int rc = -EBADMSG;
+
+    if (!f) {
+        snprintf(vm->why, sizeof(vm->why), "cannot open snapshot %s: %s",
+                 path, strerror(errno));
+        return -errno;
+    }
+    if (fread(head, 1, sizeof(head), f) != sizeof(head) ||
+        memcmp(head, SNAP_MAGIC, 8)) {
+        snprintf(vm->why, sizeof(vm->why), "%s: not an ftvm snapshot", path);
+        goto out;
+    }
+    memcpy(&version, head + 8, 4);
+    memcpy(&mib, head + 12, 4);
+    if (version != SNAP_VERSION) {
+        snprintf(vm->why, sizeof(vm->why), "%s: snapshot version %u, this "
+                 "ftvm reads version %u", path, version, SNAP_VERSION);
+        goto out;
+    }
+    if (mib != vm->ram_size >> 20) {
+        snprintf(vm->why, sizeof(vm->why), "%s: a snapshot of a %u MiB "
+                 "guest, this one has %u MiB (--mem)", path, mib,
+                 vm->ram_size >> 20);
+        goto out;
+    }
+    unsigned int n = state(vm, v, false);   /* how many this build holds */
+
+    if (fread(v, sizeof(v[0]), n, f) != n ||
+        fread(vm->ram, 1, vm->ram_size, f) != vm->ram_size ||
+        fread(&want, sizeof(want), 1, f) != 1 || fgetc(f) != EOF) {
+        snprintf(vm->why, sizeof(vm->why), "%s: snapshot cut short or too "
+                 "long", path);
+        goto out;
+    }
+    st = XXH3_createState();
+    if (!st) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, head, sizeof(head));
+    XXH3_64bits_update(st, v, n * sizeof(v[0]));
+    XXH3_64bits_update(st, vm->ram, vm->ram_size);
+    h = XXH3_64bits_digest(st);
+    if (h != want) {
+        snprintf(vm->why, sizeof(vm->why), "%s: snapshot checksum mismatch",
+                 path);
+        goto out;
+    }
+    state(vm, v, true);
+    uc_ctl_remove_cache(vm->uc, 0, vm->ram_size);
+    rc = 0;
+out:
+    XXH3_freeState(st);
+    fclose(f);
+    return rc;
+}
