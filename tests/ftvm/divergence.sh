@@ -93,7 +93,7 @@ expect "not a log" 4 "not a xenft log" -- \
     "$ftvm" run $idle --replay "$build/guests/idle.bin" --console none
 expect "no such log" 1 "cannot open" -- \
     "$ftvm" run $idle --replay "$work/nothing" --console none
-expect "usage: no guest" 2 "guest FILE is required" -- \
+expect "usage: no guest" 2 "say what to run" -- \
     "$ftvm" run --seconds 1
 expect "usage: both modes" 2 "exclude each other" -- \
     "$ftvm" run $idle --record a --replay b
