@@ -25,7 +25,7 @@ CORE_FREESTANDING := -ffreestanding -nostdlib -fno-builtin -fno-pic \
 TOOL_STD    := -std=gnu11
 WARN        := -Wall -Wextra -Werror
 INCLUDES    := -Ihvm/core -Itools/libxlft/include
-TEST_INCLUDES := -Itests/lib
+TEST_INCLUDES := -Itests/lib -Ihvm/ftvm
 
 CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
@@ -125,11 +125,15 @@ $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
 
-$(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
+# The unit tests also take ftvm's device models that stand alone.
+UNIT_FTVM := hvm/ftvm/pic.c
+$(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ) \
+                           $(UNIT_FTVM:%.c=$(BUILD)/obj/rel/%.o)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ -lcunit $(LIBS)
 
-$(BUILD)/tests/unit-tests-san: $(san_UNIT_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ)
+$(BUILD)/tests/unit-tests-san: $(san_UNIT_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ) \
+                               $(UNIT_FTVM:%.c=$(BUILD)/obj/san/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@ -lcunit $(LIBS)
 
