@@ -27,7 +27,7 @@ static const char usage[] =
     "recording stopped.  Prints insns=<count> and state-hash=<hex>.\n"
     "Exit status: 0 done, 1 error, 2 usage, 3 divergence, 4 bad log.\n";
 
-static struct ftvm *running;
+static struct ftvm *volatile running;
 
 static void on_signal(int sig)
 {
@@ -48,9 +48,11 @@ static bool number(const char *s, uint64_t *v)
 {
     char *end;
 
+    if (*s < '0' || *s > '9')
+        return false;       /* strtoull takes spaces and signs; we do not */
     errno = 0;
     *v = strtoull(s, &end, 10);
-    return *s && !*end && !errno && s[0] != '-';
+    return !*end && !errno;
 }
 
 /* Seconds, decimals allowed, as milliseconds. */
@@ -165,7 +167,8 @@ static int run(int argc, char **argv)
         return FTVM_EXIT_ERROR;
     }
     if (ftvm_create(&vm, (uint32_t)mem)) {
-        fprintf(stderr, "ftvm: %s\n", vm.why);
+        fprintf(stderr, "ftvm: %s\n", vm.why[0] ? vm.why :
+                "out of memory for the guest's RAM");
         return FTVM_EXIT_ERROR;
     }
     if (!strcmp(console, "-"))

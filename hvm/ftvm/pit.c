@@ -84,22 +84,21 @@ void pit_write(struct ftvm *vm, int port, uint8_t val)
     switch (p->access) {
     case 1:
         p->reload = (uint16_t)((p->reload & 0xff00) | val);
-        p->armed = true;
         break;
     case 2:
         p->reload = (uint16_t)((p->reload & 0x00ff) | val << 8);
-        p->armed = true;
         break;
     default:
-        if (p->write_hi) {
-            p->reload = (uint16_t)((p->reload & 0x00ff) | val << 8);
-            p->armed = true;
-        } else {
+        if (!p->write_hi) {
+            /* Half a divisor: the new rate starts with the high byte. */
             p->reload = (uint16_t)((p->reload & 0xff00) | val);
+            p->write_hi = true;
+            return;
         }
-        p->write_hi = !p->write_hi;
+        p->reload = (uint16_t)((p->reload & 0x00ff) | val << 8);
+        p->write_hi = false;
         break;
     }
-    if (p->armed)
-        publish_rate(vm);
+    p->armed = true;
+    publish_rate(vm);
 }
