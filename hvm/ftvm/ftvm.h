@@ -156,8 +156,10 @@ enum step { STEP_GO, STEP_DONE, STEP_FAIL };
 
 int ftvm_create(struct ftvm *vm, uint32_t ram_mib);
 void ftvm_destroy(struct ftvm *vm);
-int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t millis);
 enum step ftvm_execute(struct ftvm *vm);
+uint32_t ftvm_reg(struct ftvm *vm, int r);
+bool ftvm_in_shadow(const struct ftvm *vm);
+bool ftvm_can_take(struct ftvm *vm);
 int ftvm_deliver(struct ftvm *vm, uint8_t vector);
 void ftvm_fail(struct ftvm *vm, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -171,6 +173,9 @@ uint64_t ftvm_guest_tsc(const struct ftvm *vm);
 /* snapshot.c */
 int ftvm_snapshot_save(struct ftvm *vm, const char *path);
 int ftvm_snapshot_restore(struct ftvm *vm, const char *path);
+
+/* run.c */
+int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t millis);
 
 /* loader.c */
 int ftvm_load(struct ftvm *vm, const char *path, const char *cmdline);

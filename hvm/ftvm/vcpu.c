@@ -9,7 +9,7 @@
  *
  * The code hook runs before every instruction.  It counts, and it stops
  * the engine when the count reaches stop_at, when the host timer kicks,
- * or at a HLT; the run loop then does what must happen at that point.
+ * or at a HLT; the run loop (run.c) then does what must happen there.
  * A point is (instructions retired before it, EIP, ECX).
  */
 #include <errno.h>
@@ -55,7 +55,7 @@ void ftvm_fail(struct ftvm *vm, int status, const char *fmt, ...)
     uc_emu_stop(vm->uc);
 }
 
-static uint32_t reg(struct ftvm *vm, int r)
+uint32_t ftvm_reg(struct ftvm *vm, int r)
 {
     uint32_t v = 0;
 
@@ -70,15 +70,15 @@ static void set_reg(struct ftvm *vm, int r, uint32_t v)
 
 struct ft_point ftvm_point(struct ftvm *vm)
 {
-    return (struct ft_point){ vm->count, reg(vm, UC_X86_REG_EIP),
-                              reg(vm, UC_X86_REG_ECX) };
+    return (struct ft_point){ vm->count, ftvm_reg(vm, UC_X86_REG_EIP),
+                              ftvm_reg(vm, UC_X86_REG_ECX) };
 }
 
 /* The point of the instruction the hooks are in. */
 static struct ft_point here(struct ftvm *vm)
 {
     return (struct ft_point){ vm->cur_count, vm->cur_eip,
-                              reg(vm, UC_X86_REG_ECX) };
+                              ftvm_reg(vm, UC_X86_REG_ECX) };
 }
 
 static void retire(struct ftvm *vm, uint8_t op)
@@ -130,7 +130,7 @@ static void emulate_rdmsr(struct ftvm *vm, uint32_t len)
 {
     struct ft_log_rec r = { .kind = FT_K_MSR };
 
-    r.u.msr.index = reg(vm, UC_X86_REG_ECX);
+    r.u.msr.index = ftvm_reg(vm, UC_X86_REG_ECX);
     r.u.msr.value = r.u.msr.index == MSR_TSC ? ftvm_guest_tsc(vm) : 0;
     if (!ftvm_input(vm, &r))
         return;
@@ -151,15 +151,15 @@ static bool is_prefix(uint8_t b)
     }
 }
 
-static bool in_shadow(const struct ftvm *vm)
+bool ftvm_in_shadow(const struct ftvm *vm)
 {
     return vm->last_op == OP_STI || vm->last_op == OP_POPSS;
 }
 
 /* A held-back interrupt can be taken here: stop exactly then. */
-static bool can_take(struct ftvm *vm)
+bool ftvm_can_take(struct ftvm *vm)
 {
-    return !in_shadow(vm) && (reg(vm, UC_X86_REG_EFLAGS) & EFL_IF);
+    return !ftvm_in_shadow(vm) && (ftvm_reg(vm, UC_X86_REG_EFLAGS) & EFL_IF);
 }
 
 static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size,
@@ -171,7 +171,7 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size,
     (void)size;
     if (vm->count >= vm->stop_at ||
         __atomic_load_n(&vm->kick, __ATOMIC_RELAXED) ||
-        (vm->watch_if && can_take(vm))) {
+        (vm->watch_if && ftvm_can_take(vm))) {
         uc_emu_stop(uc);
         return;
     }
@@ -245,7 +245,7 @@ static void hook_out(uc_engine *uc, uint32_t port, int size, uint32_t value,
 static bool hook_invalid(uc_engine *uc, void *opaque)
 {
     struct ftvm *vm = opaque;
-    uint32_t eip = reg(vm, UC_X86_REG_EIP);
+    uint32_t eip = ftvm_reg(vm, UC_X86_REG_EIP);
     const uint8_t *p;
     bool o16;
     static const int regs[8] = {
@@ -278,12 +278,12 @@ static bool hook_invalid(uc_engine *uc, void *opaque)
     if (!ftvm_input(vm, &r))
         return true;
     if (o16)
-        set_reg(vm, regs[rm], (reg(vm, regs[rm]) & 0xffff0000u) |
+        set_reg(vm, regs[rm], (ftvm_reg(vm, regs[rm]) & 0xffff0000u) |
                               (uint32_t)r.u.rand.value);
     else
         set_reg(vm, regs[rm], (uint32_t)r.u.rand.value);
     set_reg(vm, UC_X86_REG_EFLAGS,
-            (reg(vm, UC_X86_REG_EFLAGS) &
+            (ftvm_reg(vm, UC_X86_REG_EFLAGS) &
              ~(EFL_OF | EFL_SF | EFL_ZF | EFL_AF | EFL_PF)) | EFL_CF);
     set_reg(vm, UC_X86_REG_EIP, eip + 3 + o16);
     return true;
@@ -343,7 +343,7 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
     (void)uc;
     ftvm_fail(vm, FTVM_EXIT_ERROR, "guest raised exception %u at eip 0x%x "
               "(instruction %llu); ftvm guests must not fault", intno,
-              reg(vm, UC_X86_REG_EIP), (unsigned long long)vm->count);
+              ftvm_reg(vm, UC_X86_REG_EIP), (unsigned long long)vm->count);
 }
 
 int ftvm_deliver(struct ftvm *vm, uint8_t vector)
@@ -368,16 +368,16 @@ int ftvm_deliver(struct ftvm *vm, uint8_t vector)
     off = (uint32_t)g[0] | (uint32_t)g[1] << 8 | (uint32_t)g[6] << 16 |
           (uint32_t)g[7] << 24;
     sel = (uint32_t)g[2] | (uint32_t)g[3] << 8;
-    esp = reg(vm, UC_X86_REG_ESP) - 12;
-    efl = reg(vm, UC_X86_REG_EFLAGS);
-    cs = reg(vm, UC_X86_REG_CS);
+    esp = ftvm_reg(vm, UC_X86_REG_ESP) - 12;
+    efl = ftvm_reg(vm, UC_X86_REG_EFLAGS);
+    cs = ftvm_reg(vm, UC_X86_REG_CS);
     if (esp < 12 || esp > vm->ram_size - 12) {
         ftvm_fail(vm, FTVM_EXIT_ERROR, "guest stack 0x%x is outside RAM "
                   "for vector 0x%x", esp + 12, vector);
         return -EINVAL;
     }
     /* Same privilege: push EFLAGS, CS, EIP, as the CPU does. */
-    uint32_t frame[3] = { reg(vm, UC_X86_REG_EIP), cs, efl };
+    uint32_t frame[3] = { ftvm_reg(vm, UC_X86_REG_EIP), cs, efl };
     memcpy(vm->ram + esp, frame, sizeof(frame));
     uc_ctl_remove_cache(vm->uc, esp, esp + sizeof(frame));
     efl &= ~(EFL_TF | EFL_NT | EFL_RF);
@@ -492,7 +492,7 @@ uint64_t ftvm_state_hash(struct ftvm *vm)
         return 0;
     XXH3_64bits_reset(st);
     for (unsigned int i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-        uint32_t v = reg(vm, regs[i]);
+        uint32_t v = ftvm_reg(vm, regs[i]);
 
         XXH3_64bits_update(st, &v, sizeof(v));
     }
@@ -534,15 +534,10 @@ uint64_t ftvm_state_hash(struct ftvm *vm)
     return h;
 }
 
-static bool record_ok(struct ftvm *vm, struct ft_log_rec *r)
-{
-    return vm->mode != FTVM_RECORD || ftvm_ft_append(vm, r) == FT_OK;
-}
-
 /* Run the engine from EIP until the hook stops it. */
 enum step ftvm_execute(struct ftvm *vm)
 {
-    uint32_t eip = reg(vm, UC_X86_REG_EIP);
+    uint32_t eip = ftvm_reg(vm, UC_X86_REG_EIP);
     uc_err e = uc_emu_start(vm->uc, eip, UINT64_MAX, 0, 0);
 
     if (vm->status)
@@ -550,7 +545,7 @@ enum step ftvm_execute(struct ftvm *vm)
     if (e) {
         ftvm_fail(vm, FTVM_EXIT_ERROR, "unicorn: %s at eip 0x%x "
                   "(instruction %llu)", uc_strerror(e),
-                  reg(vm, UC_X86_REG_EIP), (unsigned long long)vm->count);
+                  ftvm_reg(vm, UC_X86_REG_EIP), (unsigned long long)vm->count);
         return STEP_FAIL;
     }
     if (vm->halt_hit) {
@@ -560,249 +555,4 @@ enum step ftvm_execute(struct ftvm *vm)
         vm->halted = true;
     }
     return STEP_GO;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The primary (recording or not): host time and devices drive it. */
-static enum step live_step(struct ftvm *vm, uint64_t insns,
-                           uint64_t deadline)
-{
-    uint64_t due;
-    int v;
-
-    if (insns && vm->count >= insns)
-        return STEP_DONE;
-    if (deadline && now_ns() >= deadline)
-        return STEP_DONE;
-    if (__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED))
-        return STEP_DONE;
-
-    /* Cleared before ticks_due is read, so that no tick is missed. */
-    __atomic_exchange_n(&vm->kick, 0, __ATOMIC_SEQ_CST);
-    due = __atomic_load_n(&vm->ticks_due, __ATOMIC_ACQUIRE);
-    if (due != vm->ticks_done) {
-        vm->ticks_done = due;       /* edge-triggered: ticks coalesce */
-        pic_raise(vm, 0);
-    }
-
-    /* A state hash now and then: divergence shows within a period. */
-    if (vm->mode == FTVM_RECORD && vm->sync_ns && now_ns() >= vm->next_sync) {
-        struct ft_log_rec r = { .kind = FT_K_SYNC, .pt = ftvm_point(vm) };
-
-        r.u.sync.hash = ftvm_state_hash(vm);
-        if (!record_ok(vm, &r))
-            return STEP_FAIL;
-        vm->next_sync = now_ns() + vm->sync_ns;
-    }
-
-    /* Device input enters memory where its interrupt can be taken. */
-    if ((reg(vm, UC_X86_REG_EFLAGS) & EFL_IF) && !in_shadow(vm) &&
-        ((vm->disk.pending && disk_complete(vm)) || nic_receive(vm)))
-        return STEP_FAIL;
-
-    vm->watch_if = false;
-    v = pic_pending(vm);
-    if (v >= 0) {
-        bool if_on = reg(vm, UC_X86_REG_EFLAGS) & EFL_IF;
-        struct ft_log_rec r = { .pt = ftvm_point(vm) };
-
-        if (vm->halted && !if_on) {
-            /* HLT ends on a request even when it cannot be taken. */
-            r.kind = FT_K_HLT_WAKE;
-            if (!record_ok(vm, &r))
-                return STEP_FAIL;
-            vm->halted = false;
-        } else if (if_on && !in_shadow(vm)) {
-            r.kind = FT_K_EXTINT;
-            r.u.intr.vector = (uint8_t)v;
-            if (!record_ok(vm, &r))
-                return STEP_FAIL;
-            pic_ack(vm);
-            if (ftvm_deliver(vm, (uint8_t)v))
-                return STEP_FAIL;
-        } else {
-            vm->watch_if = true;
-        }
-    }
-
-    if (vm->halted) {
-        int ms = 100, rc;
-
-        if (deadline) {
-            uint64_t left = deadline > now_ns() ? deadline - now_ns() : 0;
-
-            ms = left / 1000000 < 100 ? (int)(left / 1000000) + 1 : 100;
-        }
-        /* A frame wakes the guest only if it has a buffer for it. */
-        rc = ftvm_timer_wait(vm, ms, nic_can_receive(vm) ? vm->nic.fd : -1);
-        if (rc < 0) {
-            ftvm_fail(vm, FTVM_EXIT_ERROR, "timer: %s", strerror(-rc));
-            return STEP_FAIL;
-        }
-        if (!rc && !__atomic_load_n(&vm->timer_period, __ATOMIC_RELAXED) &&
-            !deadline && vm->nic.fd < 0) {
-            ftvm_fail(vm, FTVM_EXIT_ERROR, "guest halted at eip 0x%x with "
-                      "no timer programmed: it would never wake",
-                      reg(vm, UC_X86_REG_EIP));
-            return STEP_FAIL;
-        }
-        return STEP_GO;
-    }
-    vm->stop_at = insns ? insns : UINT64_MAX;
-    return ftvm_execute(vm);
-}
-
-static int dma_write(void *opaque, uint64_t gpa, const uint8_t *data,
-                     uint32_t len)
-{
-    struct ftvm *vm = opaque;
-
-    if (gpa > vm->ram_size || len > vm->ram_size - gpa)
-        return FT_EINVAL;
-    memcpy(vm->ram + gpa, data, len);
-    /* Translated code does not notice writes from outside the vCPU. */
-    uc_ctl_remove_cache(vm->uc, gpa, gpa + len);
-    return FT_OK;
-}
-
-/* A device puts input into guest memory here and now: recorded as DMA. */
-int ftvm_dma_in(struct ftvm *vm, uint32_t gpa, const void *data,
-                uint32_t len)
-{
-    struct ft_log_rec r = { .kind = FT_K_DMA, .pt = ftvm_point(vm) };
-
-    r.u.dma.gpa = gpa;
-    r.u.dma.len = len;
-    r.u.dma.data = data;
-    if (gpa > vm->ram_size || len > vm->ram_size - gpa) {
-        ftvm_fail(vm, FTVM_EXIT_ERROR, "a device wrote outside RAM at "
-                  "0x%x", gpa);
-        return -EINVAL;
-    }
-    if (!record_ok(vm, &r))
-        return -EIO;
-    return dma_write(vm, gpa, data, len);
-}
-
-/* Apply the asynchronous record at the current point. */
-static enum step replay_async(struct ftvm *vm)
-{
-    struct ft_point pt = ftvm_point(vm);
-    struct ft_log_rec ev;
-    int rc = ft_replay_async(&vm->rp, &pt, &ev, dma_write, vm);
-
-    if (rc) {
-        ftvm_ft_diverged(vm, rc);
-        return STEP_FAIL;
-    }
-    if ((ev.kind == FT_K_EXTINT && !can_take(vm)) ||
-        (ev.kind == FT_K_HLT_WAKE && !vm->halted)) {
-        ftvm_fail(vm, FTVM_EXIT_DIVERGED, "divergence at record %llu: the "
-                  "log has %s at count=%llu, where the vCPU %s",
-                  (unsigned long long)ft_replay_seq(&vm->rp),
-                  ft_log_kind_name(ev.kind), (unsigned long long)pt.count,
-                  ev.kind == FT_K_EXTINT ? "cannot take an interrupt"
-                                         : "is not halted");
-        return STEP_FAIL;
-    }
-    switch (ev.kind) {
-    case FT_K_EXTINT:
-        pic_ack_vector(vm, ev.u.intr.vector);
-        return ftvm_deliver(vm, ev.u.intr.vector) ? STEP_FAIL : STEP_GO;
-    case FT_K_NMI:
-        return ftvm_deliver(vm, 2) ? STEP_FAIL : STEP_GO;
-    case FT_K_EVENT:
-        return ftvm_deliver(vm, ev.u.event.vector) ? STEP_FAIL : STEP_GO;
-    case FT_K_HLT_WAKE:
-        vm->halted = false;
-        return STEP_GO;
-    case FT_K_SYNC:
-        rc = ft_replay_check_hash(&vm->rp, &ev, ftvm_state_hash(vm));
-        if (rc) {
-            ftvm_ft_diverged(vm, rc);
-            return STEP_FAIL;
-        }
-        return STEP_GO;
-    default:                        /* PROGRESS, DMA (already applied) */
-        return STEP_GO;
-    }
-}
-
-/* The secondary: the log drives it, one record at a time. */
-static enum step replay_step(struct ftvm *vm)
-{
-    const struct ft_log_rec *next;
-    struct ft_point pt;
-    int rc;
-
-    if (__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED)) {
-        ftvm_fail(vm, FTVM_EXIT_ERROR, "replay interrupted at instruction "
-                  "%llu", (unsigned long long)vm->count);
-        return STEP_FAIL;
-    }
-    /* Devices kick to stop the engine early; here only the log does. */
-    __atomic_store_n(&vm->kick, 0, __ATOMIC_RELAXED);
-    rc = ftvm_ft_next(vm, &next);
-    if (rc == FT_EAGAIN)
-        return STEP_DONE;           /* every record replayed */
-    if (rc)
-        return STEP_FAIL;
-    if (vm->insn_cap && next->pt.count > vm->insn_cap) {
-        ftvm_fail(vm, FTVM_EXIT_ERROR, "record %llu is beyond the "
-                  "instruction cap of this run",
-                  (unsigned long long)ft_replay_seq(&vm->rp) + 1);
-        return STEP_FAIL;
-    }
-
-    if (vm->halted || vm->count > next->pt.count) {
-        /* A halted vCPU can only wait for an event at this very point. */
-        pt = ftvm_point(vm);
-        rc = vm->halted ? ft_replay_halted(&vm->rp, &pt)
-                        : ft_replay_overrun(&vm->rp, &pt);
-        if (rc) {
-            ftvm_ft_diverged(vm, rc);
-            return STEP_FAIL;
-        }
-    }
-    if (ft_log_kind_is_sync(next->kind)) {
-        /* Run until the instruction asks; one more is an overrun. */
-        vm->stop_at = next->pt.count + 1;
-        return ftvm_execute(vm);
-    }
-    if (vm->count < next->pt.count) {
-        vm->stop_at = next->pt.count;
-        return ftvm_execute(vm);
-    }
-    return replay_async(vm);
-}
-
-int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t millis)
-{
-    uint64_t deadline = millis ? now_ns() + millis * 1000000ull : 0;
-
-    vm->next_sync = now_ns() + vm->sync_ns;
-    enum step s;
-
-    if (vm->mode != FTVM_REPLAY) {
-        int rc = ftvm_timer_start(vm);
-
-        if (rc) {
-            ftvm_fail(vm, FTVM_EXIT_ERROR, "cannot start the timer: %s",
-                      strerror(-rc));
-            return vm->status;
-        }
-    }
-    do {
-        s = vm->mode == FTVM_REPLAY ? replay_step(vm)
-                                    : live_step(vm, insns, deadline);
-    } while (s == STEP_GO && !vm->status);
-    ftvm_timer_stop(vm);
-    return vm->status;
 }

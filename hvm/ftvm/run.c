@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * run.c - the run loops: the primary's, where host time and devices
+ * drive the guest and every input is recorded where it enters, and the
+ * secondary's, where the log alone drives it, one record at a time.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "ftvm.h"
+
+#define EFL_IF  (1u << 9)
+
+static bool record_ok(struct ftvm *vm, struct ft_log_rec *r)
+{
+    return vm->mode != FTVM_RECORD || ftvm_ft_append(vm, r) == FT_OK;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The primary (recording or not): host time and devices drive it. */
+static enum step live_step(struct ftvm *vm, uint64_t insns,
+                           uint64_t deadline)
+{
+    uint64_t due;
+    int v;
+
+    if (insns && vm->count >= insns)
+        return STEP_DONE;
+    if (deadline && now_ns() >= deadline)
+        return STEP_DONE;
+    if (__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED))
+        return STEP_DONE;
+
+    /* Cleared before ticks_due is read, so that no tick is missed. */
+    __atomic_exchange_n(&vm->kick, 0, __ATOMIC_SEQ_CST);
+    due = __atomic_load_n(&vm->ticks_due, __ATOMIC_ACQUIRE);
+    if (due != vm->ticks_done) {
+        vm->ticks_done = due;       /* edge-triggered: ticks coalesce */
+        pic_raise(vm, 0);
+    }
+
+    /* A state hash now and then: divergence shows within a period. */
+    if (vm->mode == FTVM_RECORD && vm->sync_ns && now_ns() >= vm->next_sync) {
+        struct ft_log_rec r = { .kind = FT_K_SYNC, .pt = ftvm_point(vm) };
+
+        r.u.sync.hash = ftvm_state_hash(vm);
+        if (!record_ok(vm, &r))
+            return STEP_FAIL;
+        vm->next_sync = now_ns() + vm->sync_ns;
+    }
+
+    /* Device input enters memory where its interrupt can be taken. */
+    if ((ftvm_reg(vm, UC_X86_REG_EFLAGS) & EFL_IF) && !ftvm_in_shadow(vm) &&
+        ((vm->disk.pending && disk_complete(vm)) || nic_receive(vm)))
+        return STEP_FAIL;
+
+    vm->watch_if = false;
+    v = pic_pending(vm);
+    if (v >= 0) {
+        bool if_on = ftvm_reg(vm, UC_X86_REG_EFLAGS) & EFL_IF;
+        struct ft_log_rec r = { .pt = ftvm_point(vm) };
+
+        if (vm->halted && !if_on) {
+            /* HLT ends on a request even when it cannot be taken. */
+            r.kind = FT_K_HLT_WAKE;
+            if (!record_ok(vm, &r))
+                return STEP_FAIL;
+            vm->halted = false;
+        } else if (if_on && !ftvm_in_shadow(vm)) {
+            r.kind = FT_K_EXTINT;
+            r.u.intr.vector = (uint8_t)v;
+            if (!record_ok(vm, &r))
+                return STEP_FAIL;
+            pic_ack(vm);
+            if (ftvm_deliver(vm, (uint8_t)v))
+                return STEP_FAIL;
+        } else {
+            vm->watch_if = true;
+        }
+    }
+
+    if (vm->halted) {
+        int ms = 100, rc;
+
+        if (deadline) {
+            uint64_t left = deadline > now_ns() ? deadline - now_ns() : 0;
+
+            ms = left / 1000000 < 100 ? (int)(left / 1000000) + 1 : 100;
+        }
+        /* A frame wakes the guest only if it has a buffer for it. */
+        rc = ftvm_timer_wait(vm, ms, nic_can_receive(vm) ? vm->nic.fd : -1);
+        if (rc < 0) {
+            ftvm_fail(vm, FTVM_EXIT_ERROR, "timer: %s", strerror(-rc));
+            return STEP_FAIL;
+        }
+        if (!rc && !__atomic_load_n(&vm->timer_period, __ATOMIC_RELAXED) &&
+            !deadline && vm->nic.fd < 0) {
+            ftvm_fail(vm, FTVM_EXIT_ERROR, "guest halted at eip 0x%x with "
+                      "no timer programmed: it would never wake",
+                      ftvm_reg(vm, UC_X86_REG_EIP));
+            return STEP_FAIL;
+        }
+        return STEP_GO;
+    }
+    vm->stop_at = insns ? insns : UINT64_MAX;
+    return ftvm_execute(vm);
+}
+
+static int dma_write(void *opaque, uint64_t gpa, const uint8_t *data,
+                     uint32_t len)
+{
+    struct ftvm *vm = opaque;
+
+    if (gpa > vm->ram_size || len > vm->ram_size - gpa)
+        return FT_EINVAL;
+    memcpy(vm->ram + gpa, data, len);
+    /* Translated code does not notice writes from outside the vCPU. */
+    uc_ctl_remove_cache(vm->uc, gpa, gpa + len);
+    return FT_OK;
+}
+
+/* A device puts input into guest memory here and now: recorded as DMA. */
+int ftvm_dma_in(struct ftvm *vm, uint32_t gpa, const void *data,
+                uint32_t len)
+{
+    struct ft_log_rec r = { .kind = FT_K_DMA, .pt = ftvm_point(vm) };
+
+    r.u.dma.gpa = gpa;
+    r.u.dma.len = len;
+    r.u.dma.data = data;
+    if (gpa > vm->ram_size || len > vm->ram_size - gpa) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "a device wrote outside RAM at "
+                  "0x%x", gpa);
+        return -EINVAL;
+    }
+    if (!record_ok(vm, &r))
+        return -EIO;
+    return dma_write(vm, gpa, data, len);
+}
+
+/* Apply the asynchronous record at the current point. */
+static enum step replay_async(struct ftvm *vm)
+{
+    struct ft_point pt = ftvm_point(vm);
+    struct ft_log_rec ev;
+    int rc = ft_replay_async(&vm->rp, &pt, &ev, dma_write, vm);
+
+    if (rc) {
+        ftvm_ft_diverged(vm, rc);
+        return STEP_FAIL;
+    }
+    if ((ev.kind == FT_K_EXTINT && !ftvm_can_take(vm)) ||
+        (ev.kind == FT_K_HLT_WAKE && !vm->halted)) {
+        ftvm_fail(vm, FTVM_EXIT_DIVERGED, "divergence at record %llu: the "
+                  "log has %s at count=%llu, where the vCPU %s",
+                  (unsigned long long)ft_replay_seq(&vm->rp),
+                  ft_log_kind_name(ev.kind), (unsigned long long)pt.count,
+                  ev.kind == FT_K_EXTINT ? "cannot take an interrupt"
+                                         : "is not halted");
+        return STEP_FAIL;
+    }
+    switch (ev.kind) {
+    case FT_K_EXTINT:
+        pic_ack_vector(vm, ev.u.intr.vector);
+        return ftvm_deliver(vm, ev.u.intr.vector) ? STEP_FAIL : STEP_GO;
+    case FT_K_NMI:
+        return ftvm_deliver(vm, 2) ? STEP_FAIL : STEP_GO;
+    case FT_K_EVENT:
+        return ftvm_deliver(vm, ev.u.event.vector) ? STEP_FAIL : STEP_GO;
+    case FT_K_HLT_WAKE:
+        vm->halted = false;
+        return STEP_GO;
+    case FT_K_SYNC:
+        rc = ft_replay_check_hash(&vm->rp, &ev, ftvm_state_hash(vm));
+        if (rc) {
+            ftvm_ft_diverged(vm, rc);
+            return STEP_FAIL;
+        }
+        return STEP_GO;
+    default:                        /* PROGRESS, DMA (already applied) */
+        return STEP_GO;
+    }
+}
+
+/* The secondary: the log drives it, one record at a time. */
+static enum step replay_step(struct ftvm *vm)
+{
+    const struct ft_log_rec *next;
+    struct ft_point pt;
+    int rc;
+
+    if (__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED)) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "replay interrupted at instruction "
+                  "%llu", (unsigned long long)vm->count);
+        return STEP_FAIL;
+    }
+    /* Devices kick to stop the engine early; here only the log does. */
+    __atomic_store_n(&vm->kick, 0, __ATOMIC_RELAXED);
+    rc = ftvm_ft_next(vm, &next);
+    if (rc == FT_EAGAIN)
+        return STEP_DONE;           /* every record replayed */
+    if (rc)
+        return STEP_FAIL;
+    if (vm->insn_cap && next->pt.count > vm->insn_cap) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "record %llu is beyond the "
+                  "instruction cap of this run",
+                  (unsigned long long)ft_replay_seq(&vm->rp) + 1);
+        return STEP_FAIL;
+    }
+
+    if (vm->halted || vm->count > next->pt.count) {
+        /* A halted vCPU can only wait for an event at this very point. */
+        pt = ftvm_point(vm);
+        rc = vm->halted ? ft_replay_halted(&vm->rp, &pt)
+                        : ft_replay_overrun(&vm->rp, &pt);
+        if (rc) {
+            ftvm_ft_diverged(vm, rc);
+            return STEP_FAIL;
+        }
+    }
+    if (ft_log_kind_is_sync(next->kind)) {
+        /* Run until the instruction asks; one more is an overrun. */
+        vm->stop_at = next->pt.count + 1;
+        return ftvm_execute(vm);
+    }
+    if (vm->count < next->pt.count) {
+        vm->stop_at = next->pt.count;
+        return ftvm_execute(vm);
+    }
+    return replay_async(vm);
+}
+
+int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t millis)
+{
+    uint64_t deadline = millis ? now_ns() + millis * 1000000ull : 0;
+
+    vm->next_sync = now_ns() + vm->sync_ns;
+    enum step s;
+
+    if (vm->mode != FTVM_REPLAY) {
+        int rc = ftvm_timer_start(vm);
+
+        if (rc) {
+            ftvm_fail(vm, FTVM_EXIT_ERROR, "cannot start the timer: %s",
+                      strerror(-rc));
+            return vm->status;
+        }
+    }
+    do {
+        s = vm->mode == FTVM_REPLAY ? replay_step(vm)
+                                    : live_step(vm, insns, deadline);
+    } while (s == STEP_GO && !vm->status);
+    ftvm_timer_stop(vm);
+    return vm->status;
+}
