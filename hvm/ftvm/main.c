@@ -211,6 +211,8 @@ static int run(int argc, char **argv)
     running = &vm;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    /* A console reader that goes away must not cost the log its end. */
+    signal(SIGPIPE, SIG_IGN);
     if (!vm.status)
         ftvm_run(&vm, insns, millis);
     running = NULL;
@@ -223,8 +225,8 @@ static int run(int argc, char **argv)
         fprintf(stderr, "ftvm: %s%s\n", vm.why,
                 rc == FTVM_EXIT_DIVERGED && vm.mode == FTVM_REPLAY &&
                 ft_replay_diag(&vm.rp)->seq == 1 ?
-                " (not the guest image or command line it was recorded "
-                "with?)" : "");
+                " (not the guest image, command line or --mem it was "
+                "recorded with?)" : "");
     } else {
         printf("insns=%" PRIu64 "\nstate-hash=%016" PRIx64 "\n", vm.count,
                ftvm_state_hash(&vm));
