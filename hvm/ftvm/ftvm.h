@@ -100,7 +100,8 @@ struct ftvm {
     bool watch_if;              /* stop after STI/POPF/IRET/POP SS */
     bool halt_hit;              /* the hook stopped at a HLT */
     bool halted;
-    int kick;                   /* set by the timer thread (atomic) */
+    int kick;                   /* stop the engine: timer, devices (on
+                                   the primary only) and signals */
     int stop_requested;         /* SIGINT/SIGTERM (atomic) */
 
     /* Devices. */
@@ -135,6 +136,8 @@ struct ftvm {
     uint64_t sync_ns;           /* record: a state hash this often */
     uint64_t insn_cap;          /* replay: refuse to run further (fuzzing) */
     uint64_t next_sync;
+    uint64_t sync_count;        /* where the last one was: a halted guest
+                                   is not hashed again and again */
 
     /* Why the run stopped, once it has. */
     int status;                 /* FTVM_EXIT_* */

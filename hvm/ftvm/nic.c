@@ -185,8 +185,9 @@ void nic_write(struct ftvm *vm, uint32_t reg, uint32_t val)
         n->ctrl = val & 1;
         break;
     case NIC_RX_KICK:
-        /* The guest posted buffers: receiving may resume. */
-        __atomic_store_n(&vm->kick, 1, __ATOMIC_RELAXED);
+        /* The guest posted buffers: receiving may resume (primary). */
+        if (vm->mode != FTVM_REPLAY)
+            __atomic_store_n(&vm->kick, 1, __ATOMIC_RELAXED);
         break;
     case NIC_TX_KICK:
         if ((n->ctrl & 1) && ring_ok(vm, n->tx_ring, n->tx_size))

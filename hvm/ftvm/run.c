@@ -48,13 +48,15 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
     }
 
     /* A state hash now and then: divergence shows within a period. */
-    if (vm->mode == FTVM_RECORD && vm->sync_ns && now_ns() >= vm->next_sync) {
+    if (vm->mode == FTVM_RECORD && vm->sync_ns && now_ns() >= vm->next_sync &&
+        vm->count != vm->sync_count) {
         struct ft_log_rec r = { .kind = FT_K_SYNC, .pt = ftvm_point(vm) };
 
         r.u.sync.hash = ftvm_state_hash(vm);
         if (!record_ok(vm, &r))
             return STEP_FAIL;
         vm->next_sync = now_ns() + vm->sync_ns;
+        vm->sync_count = vm->count;
     }
 
     /* Device input enters memory where its interrupt can be taken. */
@@ -202,8 +204,6 @@ static enum step replay_step(struct ftvm *vm)
                   "%llu", (unsigned long long)vm->count);
         return STEP_FAIL;
     }
-    /* Devices kick to stop the engine early; here only the log does. */
-    __atomic_store_n(&vm->kick, 0, __ATOMIC_RELAXED);
     rc = ftvm_ft_next(vm, &next);
     if (rc == FT_EAGAIN)
         return STEP_DONE;           /* every record replayed */

@@ -124,11 +124,27 @@ static unsigned int state(struct ftvm *vm, uint64_t *v, bool load)
     return n;
 }
 
+/* The checksum of a snapshot: header, values, RAM. */
+static int snap_hash(const struct ftvm *vm, const uint8_t *head,
+                     const uint64_t *v, unsigned int n, uint64_t *h)
+{
+    XXH3_state_t *st = XXH3_createState();
+
+    if (!st)
+        return -ENOMEM;
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, head, 16);
+    XXH3_64bits_update(st, v, n * sizeof(v[0]));
+    XXH3_64bits_update(st, vm->ram, vm->ram_size);
+    *h = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return 0;
+}
+
 int ftvm_snapshot_save(struct ftvm *vm, const char *path)
 {
     uint8_t head[16];
     uint64_t v[NMAX], h;
-    XXH3_state_t *st;
     unsigned int n;
     FILE *f;
     int rc = 0;
@@ -142,19 +158,13 @@ int ftvm_snapshot_save(struct ftvm *vm, const char *path)
     memcpy(head, SNAP_MAGIC, 8);
     memcpy(head + 8, &(uint32_t){ SNAP_VERSION }, 4);
     memcpy(head + 12, &(uint32_t){ vm->ram_size >> 20 }, 4);
-    st = XXH3_createState();
     f = fopen(path, "wb");
-    if (!st || !f) {
+    if (snap_hash(vm, head, v, n, &h) || !f) {
         snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: %s",
                  path, strerror(errno));
         rc = -EIO;
         goto out;
     }
-    XXH3_64bits_reset(st);
-    XXH3_64bits_update(st, head, sizeof(head));
-    XXH3_64bits_update(st, v, n * sizeof(v[0]));
-    XXH3_64bits_update(st, vm->ram, vm->ram_size);
-    h = XXH3_64bits_digest(st);
     if (fwrite(head, 1, sizeof(head), f) != sizeof(head) ||
         fwrite(v, sizeof(v[0]), n, f) != n ||
         fwrite(vm->ram, 1, vm->ram_size, f) != vm->ram_size ||
@@ -169,7 +179,6 @@ out:
                  path, strerror(errno));
         rc = -EIO;
     }
-    XXH3_freeState(st);
     return rc;
 }
 
@@ -178,7 +187,6 @@ int ftvm_snapshot_restore(struct ftvm *vm, const char *path)
     uint8_t head[16];
     uint64_t v[NMAX], h, want;
     uint32_t version, mib;
-    XXH3_state_t *st = NULL;
     FILE *f = fopen(path, "rb");
     int rc = -EBADMSG;
 
@@ -214,16 +222,10 @@ int ftvm_snapshot_restore(struct ftvm *vm, const char *path)
                  "long", path);
         goto out;
     }
-    st = XXH3_createState();
-    if (!st) {
+    if (snap_hash(vm, head, v, n, &h)) {
         rc = -ENOMEM;
         goto out;
     }
-    XXH3_64bits_reset(st);
-    XXH3_64bits_update(st, head, sizeof(head));
-    XXH3_64bits_update(st, v, n * sizeof(v[0]));
-    XXH3_64bits_update(st, vm->ram, vm->ram_size);
-    h = XXH3_64bits_digest(st);
     if (h != want) {
         snprintf(vm->why, sizeof(vm->why), "%s: snapshot checksum mismatch",
                  path);
@@ -233,7 +235,6 @@ int ftvm_snapshot_restore(struct ftvm *vm, const char *path)
     uc_ctl_remove_cache(vm->uc, 0, vm->ram_size);
     rc = 0;
 out:
-    XXH3_freeState(st);
     fclose(f);
     return rc;
 }

@@ -317,17 +317,9 @@ void guest_main(const char *cmdline)
         irq_set(DISK_IRQ, on_irq);
     }
     irq_set(NIC_IRQ, on_irq);
-    for (int i = 0; i < NIC_SLOTS; i++) {
-        rx.s[i].addr = (uint32_t)rxbuf[i];
-        rx.s[i].len = NIC_BUF;
-    }
-    rx.avail = NIC_SLOTS;
-    nic_w(NIC_RX_RING, (uint32_t)&rx);
-    nic_w(NIC_RX_SIZE, NIC_SLOTS);
     nic_w(NIC_TX_RING, (uint32_t)&tx);
     nic_w(NIC_TX_SIZE, NIC_SLOTS);
-    nic_w(NIC_CTRL, 1);
-    nic_w(NIC_RX_KICK, rx.avail);
+    nic_rx_start(&rx, rxbuf);
     puts_uart("kv: serving UDP port 7777");
     puts_uart(disk_sectors ? ", writes on disk\n" : ", no disk\n");
     for (;;) {

@@ -26,15 +26,7 @@ void guest_main(const char *cmdline)
             __asm__ volatile("cli; hlt");
     }
     irq_set(NIC_IRQ, on_nic);
-    for (int i = 0; i < NIC_SLOTS; i++) {
-        rx.s[i].addr = (uint32_t)bufs[i];
-        rx.s[i].len = NIC_BUF;
-    }
-    rx.avail = NIC_SLOTS;
-    nic_w(NIC_RX_RING, (uint32_t)&rx);
-    nic_w(NIC_RX_SIZE, NIC_SLOTS);
-    nic_w(NIC_CTRL, 1);
-    nic_w(NIC_RX_KICK, rx.avail);
+    nic_rx_start(&rx, bufs);
     puts_uart("netrx: receiving\n");
     for (;;) {
         while (seen == rx.used) {

@@ -8,15 +8,8 @@
 set -u
 
 build=${1:?usage: divergence.sh BUILD}
-ftvm=$build/bin/ftvm
-ftlog=$build/bin/ftlog
-work=$(mktemp -d "${TMPDIR:-/tmp}/xenft-div.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); echo "ok: $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
+NAME=divergence
+. "$(dirname "$0")/lib.sh"
 
 # expect NAME STATUS PATTERN -- command...: status and a stderr line.
 expect() {
@@ -104,5 +97,4 @@ expect "usage: bad rate" 2 "timer-hz" -- \
 expect "not a guest image" 1 "no multiboot header" -- \
     "$ftvm" run --guest "$work/log" --seconds 0.1 --console none
 
-echo "divergence: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -8,12 +8,9 @@
 set -u
 
 build=${1:?usage: net.sh BUILD}
-ftvm=$build/bin/ftvm
+NAME=net
+. "$(dirname "$0")/lib.sh"
 frames=$build/tests/udpframes
-work=$(mktemp -d "${TMPDIR:-/tmp}/xenft-net.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
 # Ports of this run only, away from the usual services.
 base=$((30000 + $$ % 20000))
 
@@ -77,5 +74,4 @@ else
     failed=$((failed + 1))
 fi
 
-echo "net: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -8,14 +8,8 @@
 set -u
 
 build=${1:?usage: snapshot.sh BUILD}
-ftvm=$build/bin/ftvm
-work=$(mktemp -d "${TMPDIR:-/tmp}/xenft-snap.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); echo "ok: $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
+NAME=snapshot
+. "$(dirname "$0")/lib.sh"
 
 run() { timeout -k 10 120 "$ftvm" run "$@"; }
 
@@ -74,5 +68,4 @@ else
     ok "--cmdline with --restore refused"
 fi
 
-echo "snapshot: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

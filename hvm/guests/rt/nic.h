@@ -32,4 +32,19 @@ static inline void nic_w(uint32_t off, uint32_t v)
     *(volatile uint32_t *)(NIC_MMIO + off) = v;
 }
 
+/* Post every slot of 'rx' with a buffer from 'bufs' and start the card. */
+static inline void nic_rx_start(struct nic_ring *rx,
+                                uint8_t (*bufs)[NIC_BUF])
+{
+    for (int i = 0; i < NIC_SLOTS; i++) {
+        rx->s[i].addr = (uint32_t)bufs[i];
+        rx->s[i].len = NIC_BUF;
+    }
+    rx->avail = NIC_SLOTS;
+    nic_w(NIC_RX_RING, (uint32_t)rx);
+    nic_w(NIC_RX_SIZE, NIC_SLOTS);
+    nic_w(NIC_CTRL, 1);
+    nic_w(NIC_RX_KICK, rx->avail);
+}
+
 #endif /* XENFT_GUEST_NIC_H */
