@@ -24,7 +24,7 @@ CORE_FREESTANDING := -ffreestanding -nostdlib -fno-builtin -fno-pic \
                      -Wall -Wextra -Werror
 TOOL_STD    := -std=gnu11
 WARN        := -Wall -Wextra -Werror
-INCLUDES    := -Ihvm/core -Itools/libxlft/include
+INCLUDES    := -Ihvm/core -Ihvm/ftvm -Itools/libxlft/include
 TEST_INCLUDES := -Itests/lib -Ihvm/ftvm
 
 CORE_SRC := $(sort $(wildcard hvm/core/*.c))
@@ -120,6 +120,11 @@ $(BUILD)/guests/%.bin: $(BUILD)/obj/guests/%.o $(GUEST_RT) \
 $(BUILD)/tests/kvclient: tests/demo/kvclient.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
+
+$(BUILD)/tests/ftvm-dom0: tests/ftvm/ftvm-dom0.c $(BUILD)/lib/libxlft.a \
+                         $(BUILD)/lib/libftcore.a
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g $^ $(LIBS) -o $@
 
 $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 	@mkdir -p $(@D)
@@ -233,7 +238,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a \
 		$(DESTDIR)$(PREFIX)/lib/
-	install -m 644 hvm/core/*.h tools/libxlft/include/*.h \
+	install -m 644 hvm/core/*.h hvm/ftvm/ftvm_ctl.h tools/libxlft/include/*.h \
 		$(DESTDIR)$(PREFIX)/include/xenft/
 	install -m 644 $(GUESTS:%=$(BUILD)/guests/%.bin) \
 		$(DESTDIR)$(PREFIX)/share/xenft/guests/

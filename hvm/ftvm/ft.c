@@ -86,13 +86,42 @@ static int drain(struct ftvm *vm)
     }
 }
 
+/*
+ * Attached: the ring is full, ftd must drain it.  The vCPU waits inside
+ * its instruction, as Xen's vCPU waits paused, never dropping a record.
+ */
+static int append_stalled(struct ftvm *vm, const struct ft_log_rec *r)
+{
+    int rc = FT_EFULL;
+
+    while (rc == FT_EFULL && !vm->stop &&
+           !__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED)) {
+        ftvm_notify(vm);
+        rc = ftvm_wait_ftd(vm, 1000);
+        if (rc < 0) {
+            snprintf(vm->why, sizeof(vm->why), "waiting for ftd: %s",
+                     strerror(-rc));
+            return FT_EINVAL;
+        }
+        ftvm_ctl_service(vm, false);
+        rc = ft_record(&vm->rec, r);
+    }
+    return rc;
+}
+
 int ftvm_ft_append(struct ftvm *vm, const struct ft_log_rec *r)
 {
     int rc = ft_record(&vm->rec, r);
 
-    /* The ring is the hypervisor's: full means dom0 must drain it. */
-    if (rc == FT_EFULL && !drain(vm))
+    if (vm->attached) {
+        if (rc == FT_EFULL)
+            rc = append_stalled(vm, r);
+        if (rc == FT_OK && ft_ring_consumer_waiting(&vm->ring))
+            ftvm_notify(vm);
+    } else if (rc == FT_EFULL && !drain(vm)) {
+        /* The ring is the hypervisor's: full means dom0 must drain it. */
         rc = ft_record(&vm->rec, r);
+    }
     if (rc)
         ftvm_fail(vm, FTVM_EXIT_ERROR, "cannot record a %s at instruction "
                   "%" PRIu64 ": %s", ft_log_kind_name(r->kind),
@@ -165,12 +194,48 @@ int ftvm_ft_next(struct ftvm *vm, const struct ft_log_rec **next)
                 ftvm_ft_diverged(vm, rc);
             return rc;
         }
+        if (vm->attached)
+            return FT_EAGAIN;       /* the serve loop waits for ftd */
         rc = feed(vm);
         if (rc < 0)
             return FT_EINVAL;
         if (rc == 0)
             return FT_EAGAIN;
     }
+}
+
+/*
+ * Attached: the vCPU needs an input the ring does not hold yet.  It
+ * waits for ftd inside the instruction; if told to go live meanwhile,
+ * once the ring is drained it takes the input from the host instead.
+ * FT_EAGAIN to look at the ring again, FT_OK when live, or an error.
+ */
+static int sync_wait(struct ftvm *vm)
+{
+    int rc;
+
+    if (vm->stop || __atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED)) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "stopped while waiting for record "
+                  "%llu", (unsigned long long)ft_replay_seq(&vm->rp) + 1);
+        return FT_EINVAL;
+    }
+    if ((ft_ring_flags(&vm->ring) & FT_RING_F_GOLIVE) &&
+        ft_replay_drained(&vm->rp)) {
+        ftvm_go_live(vm);
+        return FT_OK;
+    }
+    if (ft_replay_take_notify(&vm->rp))
+        ftvm_notify(vm);
+    if (ft_ring_wait(&vm->ring) == FT_EAGAIN) {
+        rc = ftvm_wait_ftd(vm, 1000);
+        if (rc < 0) {
+            ftvm_fail(vm, FTVM_EXIT_ERROR, "waiting for ftd: %s",
+                      strerror(-rc));
+            return FT_EINVAL;
+        }
+    }
+    ftvm_ctl_service(vm, false);
+    return FT_EAGAIN;
 }
 
 int ftvm_ft_sync(struct ftvm *vm, struct ft_log_rec *io)
@@ -182,6 +247,12 @@ int ftvm_ft_sync(struct ftvm *vm, struct ft_log_rec *io)
             if (rc)
                 ftvm_ft_diverged(vm, rc);
             return rc;
+        }
+        if (vm->attached) {
+            rc = sync_wait(vm);
+            if (rc != FT_EAGAIN)
+                return rc;
+            continue;
         }
         rc = feed(vm);
         if (rc < 0) {

@@ -133,6 +133,17 @@ struct ftvm {
     size_t feed_len, feed_off;
     bool log_ended;             /* replay: the end marker was read */
 
+    /* Attached (`ftvm serve`): the ring is shared with ftd. */
+    bool attached;
+    uint32_t ring_size;         /* header page and data, bytes */
+    int up_fd, down_fd;         /* eventfds: to ftd, from ftd */
+    int ctl_fd;                 /* eventfd: a control request waits */
+    struct ftvm_ctl *ctl;       /* control.c */
+    bool paused;
+    bool ram_loaded;            /* a guest is loaded or restored */
+    bool stop;                  /* STOP done: leave the serve loop */
+    uint64_t tsc_last;          /* the TSC the guest saw last */
+
     uint64_t sync_ns;           /* record: a state hash this often */
     uint64_t insn_cap;          /* replay: refuse to run further (fuzzing) */
     uint64_t next_sync;
@@ -176,9 +187,12 @@ uint64_t ftvm_guest_tsc(const struct ftvm *vm);
 /* snapshot.c */
 int ftvm_snapshot_save(struct ftvm *vm, const char *path);
 int ftvm_snapshot_restore(struct ftvm *vm, const char *path);
+int ftvm_snapshot_save_fd(struct ftvm *vm, int fd, const char *name);
+int ftvm_snapshot_restore_fd(struct ftvm *vm, int fd, const char *name);
 
 /* run.c */
 int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t millis);
+int ftvm_serve(struct ftvm *vm);
 
 /* loader.c */
 int ftvm_load(struct ftvm *vm, const char *path, const char *cmdline);
@@ -231,6 +245,18 @@ int ftvm_ft_append(struct ftvm *vm, const struct ft_log_rec *r);
 int ftvm_ft_next(struct ftvm *vm, const struct ft_log_rec **next);
 int ftvm_ft_sync(struct ftvm *vm, struct ft_log_rec *io);
 void ftvm_ft_diverged(struct ftvm *vm, int rc);
+
+/* attach.c: the ring shared with ftd */
+int ftvm_attach(struct ftvm *vm, uint32_t role, uint32_t data, int fds[3]);
+void ftvm_detach(struct ftvm *vm);
+void ftvm_notify(struct ftvm *vm);
+int ftvm_wait_ftd(struct ftvm *vm, int timeout_ms);
+
+/* control.c: the control socket of `ftvm serve` */
+int ftvm_ctl_open(struct ftvm *vm, const char *path);
+void ftvm_ctl_close(struct ftvm *vm);
+void ftvm_ctl_service(struct ftvm *vm, bool at_stop);
+void ftvm_go_live(struct ftvm *vm);
 
 /* selftest.c */
 int ftvm_selftest(char *why, size_t len);

@@ -19,12 +19,19 @@ static const char usage[] =
     "                [--insns N | --seconds S] [--mem MIB]\n"
     "                [--console FILE|-|none] [--sync-every S]\n"
     "                [--disk FILE] [--net tap:NAME|udp:LPORT:PPORT]\n"
+    "       ftvm serve --control SOCKET\n"
+    "                 (--guest FILE [--cmdline TEXT] [--timer-hz HZ]\n"
+    "                  | --restore SNAPSHOT | --incoming) [--paused]\n"
+    "                 [--mem MIB] [--console FILE|-|none] [--sync-every S]\n"
+    "                 [--disk FILE] [--net tap:NAME|udp:LPORT:PPORT]\n"
     "       ftvm selftest\n"
     "\n"
     "Runs a guest image (multiboot, as built in build/guests) on one\n"
     "x86 vCPU.  --record writes every non-deterministic input into LOG;\n"
     "--replay runs the guest again from LOG alone and stops where the\n"
     "recording stopped.  Prints insns=<count> and state-hash=<hex>.\n"
+    "serve runs the guest under the control socket that ftd drives\n"
+    "(hvm/ftvm/CONTROL.md) until told to stop.\n"
     "Exit status: 0 done, 1 error, 2 usage, 3 divergence, 4 bad log.\n";
 
 static struct ftvm *volatile running;
@@ -238,12 +245,143 @@ out:
     return rc;
 }
 
+static int serve(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "control", required_argument, NULL, 'C' },
+        { "guest", required_argument, NULL, 'g' },
+        { "cmdline", required_argument, NULL, 'c' },
+        { "timer-hz", required_argument, NULL, 'z' },
+        { "restore", required_argument, NULL, 'R' },
+        { "incoming", no_argument, NULL, 'I' },
+        { "paused", no_argument, NULL, 'P' },
+        { "mem", required_argument, NULL, 'm' },
+        { "console", required_argument, NULL, 'o' },
+        { "sync-every", required_argument, NULL, 'y' },
+        { "disk", required_argument, NULL, 'd' },
+        { "net", required_argument, NULL, 'e' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *control = NULL, *guest = NULL, *cmdline = "";
+    const char *restore = NULL, *console = "-", *disk = NULL, *net = NULL;
+    uint64_t hz = 0, mem = 16, sync_ms = 250;
+    bool incoming = false, paused = false;
+    char cmd[1024], msg[160];
+    struct ftvm vm;
+    int c, rc;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'C': control = optarg; break;
+        case 'g': guest = optarg; break;
+        case 'c': cmdline = optarg; break;
+        case 'R': restore = optarg; break;
+        case 'I': incoming = true; break;
+        case 'P': paused = true; break;
+        case 'o': console = optarg; break;
+        case 'd': disk = optarg; break;
+        case 'e': net = optarg; break;
+        case 'z':
+            if (!number(optarg, &hz) || hz < 19 || hz > 100000)
+                return bad_usage("--timer-hz wants a rate from 19 to "
+                                 "100000");
+            break;
+        case 'y':
+            if (!duration(optarg, &sync_ms))
+                return bad_usage("--sync-every wants seconds (decimals "
+                                 "allowed)");
+            break;
+        case 'm':
+            if (!number(optarg, &mem) || mem < 2 || mem > 1024)
+                return bad_usage("--mem wants MiB from 2 to 1024");
+            break;
+        default:
+            return bad_usage("unknown option");
+        }
+    }
+    if (optind != argc)
+        return bad_usage("unexpected argument");
+    if (!control)
+        return bad_usage("serve needs --control SOCKET");
+    if (!!guest + !!restore + incoming != 1)
+        return bad_usage("say what to run: --guest FILE, --restore "
+                         "SNAPSHOT, or --incoming (a snapshot comes "
+                         "through the control socket)");
+    if (!guest && (*cmdline || hz))
+        return bad_usage("--cmdline and --timer-hz go with --guest");
+    if ((size_t)(hz ? snprintf(cmd, sizeof(cmd), "%s%shz=%" PRIu64, cmdline,
+                               *cmdline ? " " : "", hz)
+                    : snprintf(cmd, sizeof(cmd), "%s", cmdline)) >= sizeof(cmd))
+        return bad_usage("--cmdline: the guest command line is limited to "
+                         "1023 bytes");
+
+    if (ftvm_selftest(msg, sizeof(msg))) {
+        fprintf(stderr, "ftvm: %s\n", msg);
+        return FTVM_EXIT_ERROR;
+    }
+    if (ftvm_create(&vm, (uint32_t)mem)) {
+        fprintf(stderr, "ftvm: %s\n", vm.why[0] ? vm.why :
+                "out of memory for the guest's RAM");
+        return FTVM_EXIT_ERROR;
+    }
+    if (!strcmp(console, "-"))
+        vm.console = stdout;
+    else if (strcmp(console, "none") && !(vm.console = fopen(console, "w"))) {
+        fprintf(stderr, "ftvm: cannot write %s: %s\n", console,
+                strerror(errno));
+        ftvm_destroy(&vm);
+        return FTVM_EXIT_ERROR;
+    }
+    /* Console bytes reach a reader as they come, not a buffer later. */
+    if (vm.console)
+        setvbuf(vm.console, NULL, _IOLBF, 0);
+
+    rc = restore ? ftvm_snapshot_restore(&vm, restore)
+         : guest ? ftvm_load(&vm, guest, cmd) : 0;
+    if (!rc && disk)
+        rc = disk_open(&vm, disk);
+    if (!rc && net)
+        rc = nic_open(&vm, net);
+    if (!rc)
+        rc = ftvm_ctl_open(&vm, control);
+    if (rc) {
+        fprintf(stderr, "ftvm: %s\n", vm.why);
+        rc = FTVM_EXIT_ERROR;
+        goto out;
+    }
+    vm.ram_loaded = !incoming;
+    vm.paused = paused || incoming;
+    vm.sync_ns = sync_ms * 1000000ull;
+    running = &vm;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    rc = ftvm_serve(&vm);
+    running = NULL;
+    ftvm_ctl_close(&vm);
+    if (vm.console)
+        fflush(vm.console);
+    if (rc)
+        fprintf(stderr, "ftvm: %s\n", vm.why);
+    else
+        printf("insns=%" PRIu64 "\nstate-hash=%016" PRIx64 "\n", vm.count,
+               ftvm_state_hash(&vm));
+out:
+    if (vm.console && vm.console != stdout)
+        fclose(vm.console);
+    ftvm_destroy(&vm);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     char msg[256];
 
     if (argc >= 2 && !strcmp(argv[1], "run"))
         return run(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "serve"))
+        return serve(argc - 1, argv + 1);
     if (argc == 2 && !strcmp(argv[1], "selftest")) {
         if (ftvm_selftest(msg, sizeof(msg))) {
             fprintf(stderr, "ftvm: %s\n", msg);

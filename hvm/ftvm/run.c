@@ -5,6 +5,7 @@
  * secondary's, where the log alone drives it, one record at a time.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 
@@ -204,6 +205,9 @@ static enum step replay_step(struct ftvm *vm)
                   "%llu", (unsigned long long)vm->count);
         return STEP_FAIL;
     }
+    /* Only the log drives a replay: a kick (control request) just
+     * stops the engine so that the serve loop can look. */
+    __atomic_exchange_n(&vm->kick, 0, __ATOMIC_SEQ_CST);
     rc = ftvm_ft_next(vm, &next);
     if (rc == FT_EAGAIN)
         return STEP_DONE;           /* every record replayed */
@@ -258,6 +262,91 @@ int ftvm_run(struct ftvm *vm, uint64_t insns, uint64_t millis)
         s = vm->mode == FTVM_REPLAY ? replay_step(vm)
                                     : live_step(vm, insns, deadline);
     } while (s == STEP_GO && !vm->status);
+    ftvm_timer_stop(vm);
+    return vm->status;
+}
+
+/* Wait for a control request (paused, or stopped for good). */
+static void wait_ctl(struct ftvm *vm)
+{
+    struct pollfd p = { .fd = vm->ctl_fd, .events = POLLIN };
+
+    if (poll(&p, 1, 1000) < 0 && errno != EINTR)
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "control: %s", strerror(errno));
+}
+
+/* Replay has reached what ftd has given it so far. */
+static void at_horizon(struct ftvm *vm)
+{
+    int rc;
+
+    if ((ft_ring_flags(&vm->ring) & FT_RING_F_GOLIVE) &&
+        ft_replay_drained(&vm->rp)) {
+        ftvm_go_live(vm);
+        return;
+    }
+    if (ft_ring_wait(&vm->ring) == FT_EAGAIN) {
+        rc = ftvm_wait_ftd(vm, 1000);
+        if (rc < 0)
+            ftvm_fail(vm, FTVM_EXIT_ERROR, "waiting for ftd: %s",
+                      strerror(-rc));
+    }
+}
+
+/*
+ * `ftvm serve`: run the guest under the control socket until STOP (or a
+ * signal).  The vCPU serves control requests between instructions; the
+ * primary's host timer runs throughout (a replay ignores it).
+ */
+int ftvm_serve(struct ftvm *vm)
+{
+    int rc = ftvm_timer_start(vm);
+
+    if (rc) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "cannot start the timer: %s",
+                  strerror(-rc));
+        return vm->status;
+    }
+    vm->next_sync = now_ns() + vm->sync_ns;
+    while (!vm->stop) {
+        bool failed = vm->status != 0;
+        enum step s;
+
+        ftvm_ctl_service(vm, true);
+        if (vm->stop)
+            break;
+        if (__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED)) {
+            /* A signal is a STOP: a recording keeps its final records. */
+            if (vm->mode == FTVM_RECORD && !vm->status) {
+                struct ft_log_rec r = { .kind = FT_K_PROGRESS,
+                                        .pt = ftvm_point(vm) };
+
+                __atomic_store_n(&vm->stop_requested, 0, __ATOMIC_RELAXED);
+                if (!ftvm_ft_append(vm, &r)) {
+                    r.kind = FT_K_SYNC;
+                    r.u.sync.hash = ftvm_state_hash(vm);
+                    ftvm_ft_append(vm, &r);
+                }
+                ftvm_notify(vm);
+            }
+            break;
+        }
+        if (vm->paused || vm->status) {
+            wait_ctl(vm);
+            continue;
+        }
+        if (vm->mode == FTVM_REPLAY) {
+            s = replay_step(vm);
+            if (ft_replay_take_notify(&vm->rp))
+                ftvm_notify(vm);
+            if (s == STEP_DONE && !vm->status)
+                at_horizon(vm);
+        } else {
+            live_step(vm, 0, 0);
+        }
+        if (vm->status && !failed && vm->attached)
+            ftvm_notify(vm);        /* ftd reads why in the status */
+    }
     ftvm_timer_stop(vm);
     return vm->status;
 }

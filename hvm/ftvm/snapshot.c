@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xxhash.h>
 
@@ -141,28 +142,28 @@ static int snap_hash(const struct ftvm *vm, const uint8_t *head,
     return 0;
 }
 
-int ftvm_snapshot_save(struct ftvm *vm, const char *path)
+/* Into 'f', which is closed; 'name' names it in messages. */
+static int save(struct ftvm *vm, FILE *f, const char *name)
 {
     uint8_t head[16];
     uint64_t v[NMAX], h;
     unsigned int n;
-    FILE *f;
     int rc = 0;
 
     if (vm->disk.pending) {
         snprintf(vm->why, sizeof(vm->why), "cannot snapshot with disk "
                  "completions in flight");
-        return -EBUSY;
+        rc = -EBUSY;
+        goto out;
     }
     n = state(vm, v, false);
     memcpy(head, SNAP_MAGIC, 8);
     memcpy(head + 8, &(uint32_t){ SNAP_VERSION }, 4);
     memcpy(head + 12, &(uint32_t){ vm->ram_size >> 20 }, 4);
-    f = fopen(path, "wb");
-    if (snap_hash(vm, head, v, n, &h) || !f) {
-        snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: %s",
-                 path, strerror(errno));
-        rc = -EIO;
+    if (snap_hash(vm, head, v, n, &h)) {
+        snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: out "
+                 "of memory", name);
+        rc = -ENOMEM;
         goto out;
     }
     if (fwrite(head, 1, sizeof(head), f) != sizeof(head) ||
@@ -170,56 +171,51 @@ int ftvm_snapshot_save(struct ftvm *vm, const char *path)
         fwrite(vm->ram, 1, vm->ram_size, f) != vm->ram_size ||
         fwrite(&h, sizeof(h), 1, f) != 1 || fflush(f)) {
         snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: %s",
-                 path, strerror(errno));
+                 name, strerror(errno));
         rc = -EIO;
     }
 out:
-    if (f && fclose(f) && !rc) {
+    if (fclose(f) && !rc) {
         snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: %s",
-                 path, strerror(errno));
+                 name, strerror(errno));
         rc = -EIO;
     }
     return rc;
 }
 
-int ftvm_snapshot_restore(struct ftvm *vm, const char *path)
+/* From 'f', which is closed. */
+static int restore(struct ftvm *vm, FILE *f, const char *name)
 {
     uint8_t head[16];
     uint64_t v[NMAX], h, want;
     uint32_t version, mib;
-    FILE *f = fopen(path, "rb");
+    unsigned int n;
     int rc = -EBADMSG;
 
-    if (!f) {
-        snprintf(vm->why, sizeof(vm->why), "cannot open snapshot %s: %s",
-                 path, strerror(errno));
-        return -errno;
-    }
     if (fread(head, 1, sizeof(head), f) != sizeof(head) ||
         memcmp(head, SNAP_MAGIC, 8)) {
-        snprintf(vm->why, sizeof(vm->why), "%s: not an ftvm snapshot", path);
+        snprintf(vm->why, sizeof(vm->why), "%s: not an ftvm snapshot", name);
         goto out;
     }
     memcpy(&version, head + 8, 4);
     memcpy(&mib, head + 12, 4);
     if (version != SNAP_VERSION) {
         snprintf(vm->why, sizeof(vm->why), "%s: snapshot version %u, this "
-                 "ftvm reads version %u", path, version, SNAP_VERSION);
+                 "ftvm reads version %u", name, version, SNAP_VERSION);
         goto out;
     }
     if (mib != vm->ram_size >> 20) {
         snprintf(vm->why, sizeof(vm->why), "%s: a snapshot of a %u MiB "
-                 "guest, this one has %u MiB (--mem)", path, mib,
+                 "guest, this one has %u MiB (--mem)", name, mib,
                  vm->ram_size >> 20);
         goto out;
     }
-    unsigned int n = state(vm, v, false);   /* how many this build holds */
-
+    n = state(vm, v, false);            /* how many this build holds */
     if (fread(v, sizeof(v[0]), n, f) != n ||
         fread(vm->ram, 1, vm->ram_size, f) != vm->ram_size ||
         fread(&want, sizeof(want), 1, f) != 1 || fgetc(f) != EOF) {
         snprintf(vm->why, sizeof(vm->why), "%s: snapshot cut short or too "
-                 "long", path);
+                 "long", name);
         goto out;
     }
     if (snap_hash(vm, head, v, n, &h)) {
@@ -228,7 +224,7 @@ int ftvm_snapshot_restore(struct ftvm *vm, const char *path)
     }
     if (h != want) {
         snprintf(vm->why, sizeof(vm->why), "%s: snapshot checksum mismatch",
-                 path);
+                 name);
         goto out;
     }
     state(vm, v, true);
@@ -237,4 +233,58 @@ int ftvm_snapshot_restore(struct ftvm *vm, const char *path)
 out:
     fclose(f);
     return rc;
+}
+
+int ftvm_snapshot_save(struct ftvm *vm, const char *path)
+{
+    FILE *f = fopen(path, "wb");
+
+    if (!f) {
+        snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: %s",
+                 path, strerror(errno));
+        return -errno;
+    }
+    return save(vm, f, path);
+}
+
+int ftvm_snapshot_restore(struct ftvm *vm, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+
+    if (!f) {
+        snprintf(vm->why, sizeof(vm->why), "cannot open snapshot %s: %s",
+                 path, strerror(errno));
+        return -errno;
+    }
+    return restore(vm, f, path);
+}
+
+/* Through a descriptor (a file, pipe or socket), which stays open. */
+static FILE *fd_stream(struct ftvm *vm, int fd, const char *mode,
+                       const char *name)
+{
+    int copy = dup(fd);
+    FILE *f = copy < 0 ? NULL : fdopen(copy, mode);
+
+    if (!f) {
+        snprintf(vm->why, sizeof(vm->why), "snapshot %s: %s", name,
+                 strerror(errno));
+        if (copy >= 0)
+            close(copy);
+    }
+    return f;
+}
+
+int ftvm_snapshot_save_fd(struct ftvm *vm, int fd, const char *name)
+{
+    FILE *f = fd_stream(vm, fd, "wb", name);
+
+    return f ? save(vm, f, name) : -EIO;
+}
+
+int ftvm_snapshot_restore_fd(struct ftvm *vm, int fd, const char *name)
+{
+    FILE *f = fd_stream(vm, fd, "rb", name);
+
+    return f ? restore(vm, f, name) : -EIO;
 }

@@ -88,19 +88,20 @@ void ftvm_timer_stop(struct ftvm *vm)
 }
 
 /*
- * Sleep until a tick is due, 'io_fd' (if not -1) is readable, or
- * 'timeout_ms' passes: 1, 0, or -errno.
+ * Sleep until a tick is due, 'io_fd' (if not -1) is readable, a control
+ * request waits, or 'timeout_ms' passes: 1, 0, or -errno.
  */
 int ftvm_timer_wait(struct ftvm *vm, int timeout_ms, int io_fd)
 {
-    struct pollfd p[2] = { { .fd = vm->tick_fd, .events = POLLIN },
+    struct pollfd p[3] = { { .fd = vm->tick_fd, .events = POLLIN },
+                           { .fd = vm->ctl_fd, .events = POLLIN },
                            { .fd = io_fd, .events = POLLIN } };
     uint64_t n;
     int rc;
 
     if (__atomic_load_n(&vm->ticks_due, __ATOMIC_ACQUIRE) != vm->ticks_done)
         return 1;
-    rc = poll(p, io_fd >= 0 ? 2 : 1, timeout_ms);
+    rc = poll(p, 3, timeout_ms);
     if (rc < 0)
         return errno == EINTR ? 0 : -errno;
     if ((p[0].revents & POLLIN) &&

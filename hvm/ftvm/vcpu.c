@@ -95,11 +95,26 @@ static void retire(struct ftvm *vm, uint8_t op)
  */
 bool ftvm_input(struct ftvm *vm, struct ft_log_rec *r)
 {
+    bool tsc = r->kind == FT_K_TSC ||
+               (r->kind == FT_K_MSR && r->u.msr.index == MSR_TSC);
+
     r->pt = here(vm);
-    if (vm->mode == FTVM_REPLAY)
-        return ftvm_ft_sync(vm, r) == FT_OK;
-    if (vm->mode == FTVM_RECORD)
-        return ftvm_ft_append(vm, r) == FT_OK;
+    if (vm->mode == FTVM_REPLAY) {
+        if (ftvm_ft_sync(vm, r) != FT_OK)
+            return false;
+        if (vm->mode != FTVM_REPLAY && tsc) {
+            /* Went live while waiting for this input: the host's now. */
+            if (r->kind == FT_K_TSC)
+                r->u.tsc.value = ftvm_guest_tsc(vm);
+            else
+                r->u.msr.value = ftvm_guest_tsc(vm);
+        }
+    } else if (vm->mode == FTVM_RECORD && ftvm_ft_append(vm, r) != FT_OK) {
+        return false;
+    }
+    /* Going live continues the guest's TSC from here. */
+    if (tsc)
+        vm->tsc_last = r->kind == FT_K_TSC ? r->u.tsc.value : r->u.msr.value;
     return true;
 }
 
@@ -402,6 +417,7 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
 
     memset(vm, 0, sizeof(*vm));
     vm->tick_fd = -1;
+    vm->up_fd = vm->down_fd = vm->ctl_fd = -1;
     vm->disk.fd = -1;
     vm->nic.fd = -1;
     vm->stop_at = UINT64_MAX;
@@ -469,6 +485,7 @@ void ftvm_destroy(struct ftvm *vm)
     vm->uc = NULL;
     free(vm->ram);
     vm->ram = NULL;
+    ftvm_detach(vm);
     free(vm->ring_mem);
     vm->ring_mem = NULL;
 }

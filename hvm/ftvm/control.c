@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * control.c - the control socket of `ftvm serve` (protocol: ftvm_ctl.h,
+ * CONTROL.md).  A thread takes requests off the socket; the vCPU thread
+ * carries them out where it stops between instructions, as Xen carries
+ * out a domctl on a paused or descheduled vCPU, so no request ever sees
+ * the guest halfway through an instruction.  While the vCPU waits inside
+ * an instruction for the ring (full record ring, or a replayed input not
+ * yet received), only STATUS, GOLIVE and STOP are served; the rest are
+ * refused with EBUSY.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ftvm.h"
+#include "ftvm_ctl.h"
+
+struct ftvm_ctl {
+    int lfd;                    /* listening socket */
+    int quit_fd;                /* eventfd: the thread must end */
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int pending;                /* a request waits (atomic) */
+    bool done;                  /* its reply is ready */
+    bool busy;                  /* the vCPU thread is carrying it out */
+    struct ftvm_ctl_req req;
+    int req_fd;                 /* SAVE, RESTORE: -1 otherwise */
+    struct ftvm_ctl_rep rep;
+    int rep_fds[3];
+    int rep_nfds;
+};
+
+int ftvm_ctl_check(const void *buf, long len, int nfds, char *msg,
+                   unsigned long msg_len)
+{
+    struct ftvm_ctl_req req;
+
+    if (len != (long)sizeof(req)) {
+        snprintf(msg, msg_len, "request of %ld bytes, expected %zu", len,
+                 sizeof(req));
+        return -EBADMSG;
+    }
+    memcpy(&req, buf, sizeof(req));
+    if (req.magic != FTVM_CTL_MAGIC) {
+        snprintf(msg, msg_len, "not an ftvm control request (magic "
+                 "0x%08" PRIx32 ")", req.magic);
+        return -EBADMSG;
+    }
+    if (req.version != FTVM_CTL_VERSION) {
+        snprintf(msg, msg_len, "control protocol version %u, this ftvm "
+                 "speaks version %u", req.version, FTVM_CTL_VERSION);
+        return -EPROTONOSUPPORT;
+    }
+    if (req.op < FTVM_OP_STATUS || req.op > FTVM_OP_MAX) {
+        snprintf(msg, msg_len, "unknown operation %u", req.op);
+        return -EOPNOTSUPP;
+    }
+    if (req.flags & ~FTVM_CTL_F_HASH) {
+        snprintf(msg, msg_len, "unknown flags 0x%" PRIx32, req.flags);
+        return -EINVAL;
+    }
+    if (nfds != (req.op == FTVM_OP_SAVE || req.op == FTVM_OP_RESTORE)) {
+        snprintf(msg, msg_len, "%s takes %s file descriptor", req.op ==
+                 FTVM_OP_SAVE || req.op == FTVM_OP_RESTORE ? "SAVE and "
+                 "RESTORE each" : "this operation", req.op == FTVM_OP_SAVE ||
+                 req.op == FTVM_OP_RESTORE ? "one" : "no");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* ---- the vCPU thread's side ---------------------------------------- */
+
+static void status(struct ftvm *vm, struct ftvm_ctl_status *st, bool hash)
+{
+    memset(st, 0, sizeof(*st));
+    st->state = vm->status ? FTVM_ST_FAILED :
+                vm->paused ? FTVM_ST_PAUSED : FTVM_ST_RUNNING;
+    st->mode = vm->mode == FTVM_RECORD ? FTVM_MODE_RECORD :
+               vm->mode == FTVM_REPLAY ? FTVM_MODE_REPLAY : FTVM_MODE_LIVE;
+    st->insns = vm->count;
+    st->seq = vm->mode == FTVM_RECORD ? ft_recorder_seq(&vm->rec) :
+              vm->mode == FTVM_REPLAY ? ft_replay_seq(&vm->rp) : 0;
+    st->hash = hash ? ftvm_state_hash(vm) : 0;
+    st->halted = vm->halted;
+    st->exit_status = vm->status;
+    if (vm->status)
+        snprintf(st->why, sizeof(st->why), "%s", vm->why);
+}
+
+/*
+ * The log ends here: a progress mark and the state hash, as a standalone
+ * recording ends, so the secondary stops exactly here and proves it.
+ */
+static int end_log(struct ftvm *vm)
+{
+    struct ft_log_rec r = { .kind = FT_K_PROGRESS, .pt = ftvm_point(vm) };
+
+    if (vm->status || ftvm_ft_append(vm, &r))
+        return -EIO;
+    r.kind = FT_K_SYNC;
+    r.u.sync.hash = ftvm_state_hash(vm);
+    if (ftvm_ft_append(vm, &r))
+        return -EIO;
+    ftvm_notify(vm);
+    return 0;
+}
+
+static int refuse(struct ftvm_ctl_rep *rep, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int refuse(struct ftvm_ctl_rep *rep, int err, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(rep->msg, sizeof(rep->msg), fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+static int attach(struct ftvm *vm, struct ftvm_ctl *c, uint32_t role)
+{
+    int fds[3], rc = ftvm_attach(vm, role, c->req.ring_data, fds);
+
+    if (rc)
+        return refuse(&c->rep, rc, "%s", vm->why);
+    c->rep_fds[0] = fds[0];
+    c->rep_fds[1] = dup(fds[1]);
+    c->rep_fds[2] = dup(fds[2]);
+    c->rep_nfds = 3;
+    c->rep.ring_size = vm->ring_size;
+    if (c->rep_fds[1] < 0 || c->rep_fds[2] < 0) {
+        rc = -errno;
+        ftvm_detach(vm);
+        return refuse(&c->rep, rc, "cannot pass the ring: %s",
+                      strerror(-rc));
+    }
+    if (role == FT_RING_RECORD) {
+        /* The log starts with the state it applies to. */
+        struct ft_log_rec r = { .kind = FT_K_SYNC, .pt = ftvm_point(vm) };
+
+        vm->mode = FTVM_RECORD;
+        r.u.sync.hash = ftvm_state_hash(vm);
+        if (ftvm_ft_append(vm, &r))
+            return refuse(&c->rep, -EIO, "%s", vm->why);
+    } else {
+        vm->mode = FTVM_REPLAY;
+        vm->tsc_last = ftvm_guest_tsc(vm);
+    }
+    return 0;
+}
+
+/* Carry out the request in c->req; the reply's error. */
+static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
+{
+    struct ftvm_ctl_rep *rep = &c->rep;
+    int rc;
+
+    switch (c->req.op) {
+    case FTVM_OP_STATUS:
+        return 0;
+    case FTVM_OP_STOP:
+        if (vm->mode == FTVM_RECORD && !vm->status && at_stop &&
+            end_log(vm))
+            return refuse(rep, -EIO, "%s", vm->why);
+        vm->stop = true;
+        return 0;
+    case FTVM_OP_GOLIVE:
+        if (vm->mode != FTVM_REPLAY)
+            return refuse(rep, -EINVAL, "not replaying: nothing to go live "
+                          "from");
+        if (vm->status)
+            return refuse(rep, -EIO, "replay has failed, the guest cannot "
+                          "go live: %s", vm->why);
+        ft_ring_set_flags(&vm->ring, FT_RING_F_GOLIVE);
+        return 0;
+    default:
+        break;
+    }
+    if (!at_stop)
+        return refuse(rep, -EBUSY, "the vCPU waits inside an instruction "
+                      "for the %s ring; only status, golive and stop are "
+                      "served now", vm->mode == FTVM_RECORD ? "record"
+                                                            : "replay");
+    if (vm->status && c->req.op != FTVM_OP_SAVE)
+        return refuse(rep, -EIO, "the guest has stopped for good: %s",
+                      vm->why);
+
+    switch (c->req.op) {
+    case FTVM_OP_PAUSE:
+        vm->paused = true;
+        return 0;
+    case FTVM_OP_UNPAUSE:
+        if (!vm->ram_loaded)
+            return refuse(rep, -EINVAL, "no guest yet: restore one first");
+        vm->paused = false;
+        return 0;
+    case FTVM_OP_SAVE:
+        if (!vm->paused)
+            return refuse(rep, -EBUSY, "pause the guest before saving it");
+        if (!vm->ram_loaded)
+            return refuse(rep, -EINVAL, "no guest to save");
+        rc = ftvm_snapshot_save_fd(vm, c->req_fd, "(control socket)");
+        return rc ? refuse(rep, rc, "%s", vm->why) : 0;
+    case FTVM_OP_RESTORE:
+        if (!vm->paused || vm->mode != FTVM_FREE)
+            return refuse(rep, -EBUSY, "restore needs a paused guest that "
+                          "neither records nor replays");
+        rc = ftvm_snapshot_restore_fd(vm, c->req_fd, "(control socket)");
+        if (rc) {
+            /* Guest memory may be half overwritten: nothing to run. */
+            vm->ram_loaded = false;
+            return refuse(rep, rc, "%s", vm->why);
+        }
+        vm->ram_loaded = true;
+        vm->halted = false;
+        return 0;
+    case FTVM_OP_RECORD:
+    case FTVM_OP_REPLAY:
+        if (vm->mode != FTVM_FREE)
+            return refuse(rep, -EBUSY, "already %s",
+                          vm->mode == FTVM_RECORD ? "recording"
+                                                  : "replaying");
+        if (!vm->ram_loaded)
+            return refuse(rep, -EINVAL, "no guest yet: restore one first");
+        if (c->req.op == FTVM_OP_REPLAY && !vm->paused)
+            return refuse(rep, -EBUSY, "pause the guest before replaying "
+                          "into it");
+        return attach(vm, c, c->req.op == FTVM_OP_RECORD ? FT_RING_RECORD
+                                                        : FT_RING_REPLAY);
+    case FTVM_OP_DISABLE:
+        if (vm->mode != FTVM_RECORD)
+            return refuse(rep, -EINVAL, "not recording (a secondary is "
+                          "stopped or goes live, it is not disabled)");
+        if (end_log(vm))
+            return refuse(rep, -EIO, "%s", vm->why);
+        vm->mode = FTVM_FREE;
+        ftvm_detach(vm);
+        return 0;
+    default:
+        return refuse(rep, -EOPNOTSUPP, "unknown operation");
+    }
+}
+
+void ftvm_ctl_service(struct ftvm *vm, bool at_stop)
+{
+    struct ftvm_ctl *c = vm->ctl;
+    uint64_t n;
+
+    if (!c || c->busy || !__atomic_load_n(&c->pending, __ATOMIC_ACQUIRE))
+        return;
+    if (read(vm->ctl_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "control: %s", strerror(errno));
+    c->busy = true;
+    memset(&c->rep, 0, sizeof(c->rep));
+    c->rep_nfds = 0;
+    c->rep.error = perform(vm, c, at_stop);
+    status(vm, &c->rep.st, at_stop && c->req.op == FTVM_OP_STATUS &&
+           (c->req.flags & FTVM_CTL_F_HASH));
+    c->busy = false;
+
+    pthread_mutex_lock(&c->lock);
+    __atomic_store_n(&c->pending, 0, __ATOMIC_RELEASE);
+    c->done = true;
+    pthread_cond_signal(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Leave replay at the horizon: from here on the host drives the guest. */
+void ftvm_go_live(struct ftvm *vm)
+{
+    vm->mode = FTVM_FREE;
+    /* The guest's TSC goes on from the last value it saw. */
+    vm->tsc_base = __builtin_ia32_rdtsc() - vm->tsc_last;
+    ftvm_notify(vm);
+}
+
+/* ---- the control thread -------------------------------------------- */
+
+static void reply(int fd, const struct ftvm_ctl_rep *rep, const int *fds,
+                  int nfds)
+{
+    union {
+        char buf[CMSG_SPACE(3 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = { (void *)rep, sizeof(*rep) };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+    if (nfds) {
+        struct cmsghdr *cm;
+
+        m.msg_control = u.buf;
+        m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+        cm = CMSG_FIRSTHDR(&m);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+        memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+    }
+    /* A client that went away misses its reply; nothing else is lost. */
+    (void)sendmsg(fd, &m, MSG_NOSIGNAL);
+}
+
+static void refuse_now(int fd, int err, const char *msg)
+{
+    struct ftvm_ctl_rep rep = { .magic = FTVM_CTL_MAGIC,
+                                .version = FTVM_CTL_VERSION,
+                                .error = err };
+
+    snprintf(rep.msg, sizeof(rep.msg), "%s", msg);
+    reply(fd, &rep, NULL, 0);
+}
+
+/* One request from 'fd': 1 served, 0 the client left, -1 quit. */
+static int serve_one(struct ftvm *vm, struct ftvm_ctl *c, int fd)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    char buf[sizeof(struct ftvm_ctl_req) + 1], msg[200];
+    struct iovec iov = { buf, sizeof(buf) };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = u.buf,
+                        .msg_controllen = sizeof(u.buf) };
+    struct cmsghdr *cm;
+    int in_fd = -1, nfds = 0, rc;
+    ssize_t n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+    uint64_t one = 1;
+
+    if (n <= 0)
+        return 0;
+    for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+            int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+
+            for (int i = 0; i < k; i++) {
+                int got;
+
+                memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+                if (in_fd < 0)
+                    in_fd = got;
+                else
+                    close(got);
+                nfds++;
+            }
+        }
+    }
+    if (m.msg_flags & MSG_CTRUNC) {
+        rc = -EINVAL;
+        snprintf(msg, sizeof(msg), "too many file descriptors");
+    } else if (m.msg_flags & MSG_TRUNC) {
+        rc = -EBADMSG;
+        snprintf(msg, sizeof(msg), "request longer than %zu bytes",
+                 sizeof(struct ftvm_ctl_req));
+    } else {
+        rc = ftvm_ctl_check(buf, (long)n, nfds, msg, sizeof(msg));
+    }
+    if (rc) {
+        refuse_now(fd, rc, msg);
+        if (in_fd >= 0)
+            close(in_fd);
+        return 1;
+    }
+
+    pthread_mutex_lock(&c->lock);
+    memcpy(&c->req, buf, sizeof(c->req));
+    c->req_fd = in_fd;
+    c->done = false;
+    __atomic_store_n(&c->pending, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&vm->kick, 1, __ATOMIC_RELEASE);
+    if (write(vm->ctl_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        c->done = true;         /* cannot happen with an eventfd */
+    /* The vCPU thread answers at its next stop; a reply that is ready
+     * goes out even if ftvm is quitting meanwhile. */
+    while (!c->done) {
+        struct pollfd q = { .fd = c->quit_fd, .events = POLLIN };
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+        if (c->done)
+            break;
+        pthread_mutex_unlock(&c->lock);
+        if (poll(&q, 1, 0) > 0) {
+            if (in_fd >= 0)
+                close(in_fd);
+            return -1;
+        }
+        pthread_mutex_lock(&c->lock);
+    }
+    c->rep.magic = FTVM_CTL_MAGIC;
+    c->rep.version = FTVM_CTL_VERSION;
+    c->rep.op = c->req.op;
+    reply(fd, &c->rep, c->rep_fds, c->rep_nfds);
+    for (int i = 0; i < c->rep_nfds; i++)
+        close(c->rep_fds[i]);
+    c->rep_nfds = 0;
+    pthread_mutex_unlock(&c->lock);
+    if (in_fd >= 0)
+        close(in_fd);
+    return 1;
+}
+
+/* Only the user ftvm runs as (or root) may drive it. */
+static bool trusted(int fd)
+{
+    struct ucred cr;
+    socklen_t len = sizeof(cr);
+
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
+        return false;
+    return cr.uid == 0 || cr.uid == geteuid();
+}
+
+static void *ctl_main(void *arg)
+{
+    struct ftvm *vm = arg;
+    struct ftvm_ctl *c = vm->ctl;
+    int cfd = -1;
+
+    for (;;) {
+        struct pollfd p[3] = { { .fd = c->quit_fd, .events = POLLIN },
+                               { .fd = c->lfd, .events = POLLIN },
+                               { .fd = cfd, .events = POLLIN } };
+
+        if (poll(p, cfd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
+            break;
+        if (p[0].revents)
+            break;
+        if (p[1].revents & POLLIN) {
+            int fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+            if (fd >= 0 && !trusted(fd)) {
+                refuse_now(fd, -EPERM, "not allowed: connect as root or "
+                           "as the user ftvm runs as");
+                close(fd);
+            } else if (fd >= 0 && cfd >= 0) {
+                refuse_now(fd, -EBUSY, "another control client is "
+                           "connected");
+                close(fd);
+            } else if (fd >= 0) {
+                cfd = fd;
+            }
+        }
+        if (cfd >= 0 && p[2].revents) {
+            int rc = serve_one(vm, c, cfd);
+
+            if (rc < 0)
+                break;
+            if (rc == 0) {
+                close(cfd);
+                cfd = -1;
+            }
+        }
+    }
+    if (cfd >= 0)
+        close(cfd);
+    return NULL;
+}
+
+/*
+ * Listen on 'path'.  A socket left there by an ftvm that died is
+ * replaced; one that answers is another ftvm's, and an error.
+ */
+int ftvm_ctl_open(struct ftvm *vm, const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct ftvm_ctl *c;
+    mode_t old;
+    int fd, rc;
+
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        snprintf(vm->why, sizeof(vm->why), "control socket path too long "
+                 "(at most %zu bytes): %s", sizeof(sa.sun_path) - 1, path);
+        return -ENAMETOOLONG;
+    }
+    strcpy(sa.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        goto fail;
+    if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+        close(fd);
+        snprintf(vm->why, sizeof(vm->why), "control socket %s is in use "
+                 "by another ftvm", path);
+        return -EADDRINUSE;
+    }
+    if (errno == ECONNREFUSED)
+        unlink(path);
+    old = umask(077);
+    rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+    umask(old);
+    if (rc || listen(fd, 4))
+        goto fail;
+
+    c = calloc(1, sizeof(*c));
+    if (!c) {
+        errno = ENOMEM;
+        goto fail;
+    }
+    c->lfd = fd;
+    c->req_fd = -1;
+    strcpy(c->path, path);
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->cond, NULL);
+    c->quit_fd = eventfd(0, EFD_CLOEXEC);
+    vm->ctl_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    vm->ctl = c;
+    if (c->quit_fd < 0 || vm->ctl_fd < 0 ||
+        pthread_create(&c->thread, NULL, ctl_main, vm)) {
+        rc = errno ? -errno : -EAGAIN;
+        snprintf(vm->why, sizeof(vm->why), "control socket %s: %s", path,
+                 strerror(-rc));
+        if (c->quit_fd >= 0)
+            close(c->quit_fd);
+        if (vm->ctl_fd >= 0)
+            close(vm->ctl_fd);
+        vm->ctl_fd = -1;
+        vm->ctl = NULL;
+        unlink(path);
+        close(fd);
+        free(c);
+        return rc;
+    }
+    return 0;
+fail:
+    rc = -errno;
+    snprintf(vm->why, sizeof(vm->why), "control socket %s: %s", path,
+             strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+void ftvm_ctl_close(struct ftvm *vm)
+{
+    struct ftvm_ctl *c = vm->ctl;
+    uint64_t one = 1;
+
+    if (!c)
+        return;
+    if (write(c->quit_fd, &one, sizeof(one)) < 0)
+        pthread_cancel(c->thread);
+    pthread_join(c->thread, NULL);
+    unlink(c->path);
+    close(c->lfd);
+    close(c->quit_fd);
+    close(vm->ctl_fd);
+    vm->ctl_fd = -1;
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->cond);
+    free(c);
+    vm->ctl = NULL;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ftvm_ctl.h - the control protocol of `ftvm serve`: what ftd's ftvm
+ * backend speaks where its xen backend issues XEN_DOMCTL_ft_op and
+ * XENMEM_acquire_resource.  Semantics and examples: hvm/ftvm/CONTROL.md.
+ *
+ * Transport: a UNIX SOCK_SEQPACKET socket, one message per request and
+ * one per reply, one client at a time.  All integers are in host byte
+ * order (both ends are on one host).  A request is exactly
+ * sizeof(struct ftvm_ctl_req) bytes; SAVE and RESTORE carry one file
+ * descriptor (SCM_RIGHTS) to write or read the snapshot through.  A reply
+ * is exactly sizeof(struct ftvm_ctl_rep) bytes; a successful RECORD or
+ * REPLAY carries three descriptors, in this order: the ring (a memfd of
+ * rep.ring_size bytes laid out as hvm/core/ft_abi.h says), the "up"
+ * eventfd (ftvm signals dom0) and the "down" eventfd (dom0 signals ftvm).
+ *
+ * Versioning: FTVM_CTL_VERSION changes with any change to these
+ * structures or their meaning.  A request of another version is answered
+ * with error -EPROTONOSUPPORT and this side's version, nothing else.
+ */
+#ifndef FTVM_CTL_H
+#define FTVM_CTL_H
+
+#include <stdint.h>
+
+#define FTVM_CTL_MAGIC      0x4c544346u     /* "FCTL" in memory order */
+#define FTVM_CTL_VERSION    1u
+
+enum ftvm_ctl_op {
+    FTVM_OP_STATUS = 1,     /* the reply's status, nothing else */
+    FTVM_OP_PAUSE,          /* stop the vCPU at its next instruction */
+    FTVM_OP_UNPAUSE,
+    FTVM_OP_SAVE,           /* paused: the whole state into the fd */
+    FTVM_OP_RESTORE,        /* paused, not recording or replaying */
+    FTVM_OP_RECORD,         /* start recording into a new ring */
+    FTVM_OP_REPLAY,         /* paused: replay from a new ring */
+    FTVM_OP_GOLIVE,         /* replaying: finish the ring, then go live */
+    FTVM_OP_DISABLE,        /* recording: end the log here, run on */
+    FTVM_OP_STOP,           /* end the log if recording; ftvm exits */
+    FTVM_OP_MAX = FTVM_OP_STOP,
+};
+
+/* STATUS: also compute the state hash (XXH3-64 of all guest state). */
+#define FTVM_CTL_F_HASH     (1u << 0)
+
+struct ftvm_ctl_req {
+    uint32_t magic;         /* FTVM_CTL_MAGIC */
+    uint16_t version;       /* FTVM_CTL_VERSION */
+    uint16_t op;            /* enum ftvm_ctl_op */
+    uint32_t ring_data;     /* RECORD, REPLAY: data bytes (0: 1 MiB) */
+    uint32_t flags;         /* FTVM_CTL_F_* */
+};
+
+enum ftvm_ctl_state {
+    FTVM_ST_PAUSED = 1,
+    FTVM_ST_RUNNING,
+    FTVM_ST_FAILED,         /* stopped for good: see exit_status, why */
+};
+
+enum ftvm_ctl_mode {
+    FTVM_MODE_LIVE = 0,     /* neither recording nor replaying */
+    FTVM_MODE_RECORD,
+    FTVM_MODE_REPLAY,
+};
+
+struct ftvm_ctl_status {
+    uint32_t state;         /* enum ftvm_ctl_state */
+    uint32_t mode;          /* enum ftvm_ctl_mode */
+    uint64_t insns;         /* instructions retired by the guest */
+    uint64_t seq;           /* last record written or replayed */
+    uint64_t hash;          /* with FTVM_CTL_F_HASH, else 0 */
+    uint32_t halted;        /* the vCPU waits in HLT */
+    int32_t exit_status;    /* `ftvm run` exit status, FAILED only */
+    char why[512];          /* FAILED: what stopped it, NUL-terminated */
+};
+
+struct ftvm_ctl_rep {
+    uint32_t magic;
+    uint16_t version;       /* the server's version */
+    uint16_t op;            /* of the request answered */
+    int32_t error;          /* 0 or -errno */
+    uint32_t ring_size;     /* RECORD, REPLAY: bytes of the ring memfd */
+    struct ftvm_ctl_status st;
+    char msg[512];          /* error: what is wrong, NUL-terminated */
+};
+
+/*
+ * Check a request as received (len bytes, nfds descriptors attached).
+ * 0, or -errno with a message naming the problem in 'msg'.
+ */
+int ftvm_ctl_check(const void *buf, long len, int nfds, char *msg,
+                   unsigned long msg_len);
+
+#endif /* FTVM_CTL_H */

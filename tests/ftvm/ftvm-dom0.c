@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ftvm-dom0.c - a stand-in for ftd in the tests of `ftvm serve`: it
+ * drives the control socket through libxlft and moves records the way
+ * ftd does, without a network in between.
+ *
+ *   ftvm-dom0 SOCK status [--hash] | pause | unpause | golive | disable
+ *                  | stop | save FILE | restore FILE | raw HEX
+ *   ftvm-dom0 SOCK record LOG --seconds S [--ring BYTES] [--hold]
+ *   ftvm-dom0 pair PSOCK SSOCK --seconds S [--ring BYTES] [--kill PID]
+ *
+ * record: recording from here into a stored log for S seconds, then STOP.
+ *   --hold leaves the ring undrained until the vCPU stalls on it, then
+ *   checks that the stalled ftvm answers STATUS and refuses PAUSE.
+ * pair: PSOCK's guest is copied into SSOCK's (SAVE into RESTORE), then
+ *   recorded there and replayed here for S seconds; then the primary is
+ *   stopped (or, with --kill, killed and the secondary told to go live).
+ * Exit status 0, or 1 with a message naming what failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ft_log.h"
+#include "xlft_ftvm.h"
+#include "xlft_logfile.h"
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int die(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("ftvm-dom0: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static struct xlft_ftvm *connect_to(const char *path)
+{
+    struct xlft_ftvm *c;
+    char err[200];
+
+    if (xlft_ftvm_open(&c, path, err, sizeof(err)))
+        die("%s", err);
+    return c;
+}
+
+static void call(struct xlft_ftvm *c, uint16_t op, uint32_t ring, int fd,
+                 struct ftvm_ctl_rep *rep, int fds[3])
+{
+    if (xlft_ftvm_call(c, op, ring, 0, fd, rep, fds))
+        die("%s: %s", xlft_ftvm_op_name(op), rep->msg);
+}
+
+static void print_status(const struct ftvm_ctl_status *st)
+{
+    printf("state=%s mode=%s insns=%" PRIu64 " seq=%" PRIu64
+           " halted=%u hash=%016" PRIx64 " exit=%d\n",
+           xlft_ftvm_state_name(st->state), xlft_ftvm_mode_name(st->mode),
+           st->insns, st->seq, st->halted, st->hash, st->exit_status);
+    if (st->why[0])
+        printf("why=%s\n", st->why);
+}
+
+static void drain_fd(int fd)
+{
+    uint64_t n;
+
+    if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+        die("eventfd: %s", strerror(errno));
+}
+
+/* Wait up to 'ms' for the eventfds and the control socket. */
+static void wait_any(const int *fds, int n, int ms)
+{
+    struct pollfd p[4];
+
+    for (int i = 0; i < n; i++)
+        p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+    if (poll(p, (nfds_t)n, ms) < 0 && errno != EINTR)
+        die("poll: %s", strerror(errno));
+}
+
+static struct xlft_ring start(struct xlft_ftvm *c, uint16_t op,
+                              uint32_t size)
+{
+    struct ftvm_ctl_rep rep;
+    struct xlft_ring r;
+    int fds[3];
+    char err[200];
+
+    call(c, op, size, -1, &rep, fds);
+    if (xlft_ring_map(&r, fds, rep.ring_size, op == FTVM_OP_RECORD ?
+                      FT_RING_RECORD : FT_RING_REPLAY, err, sizeof(err)))
+        die("%s", err);
+    return r;
+}
+
+/* Records from the record ring into the log: how many. */
+static uint32_t pump_log(struct xlft_ring *r, struct xlft_logw *w)
+{
+    static uint8_t buf[FT_LOG_REC_MAX + 65536];
+    uint32_t total = 0;
+    char msg[300];
+
+    for (;;) {
+        uint32_t nrec;
+        bool notify;
+        int n = ft_ring_read_records(&r->ring, buf, sizeof(buf), &nrec,
+                                     &notify);
+
+        if (n < 0)
+            die("record ring: %s", ft_strerror(n));
+        if (notify && xlft_ring_notify(r))
+            die("cannot notify ftvm");
+        if (n == 0)
+            return total;
+        if (xlft_logw_append(w, buf, (size_t)n, msg, sizeof(msg)))
+            die("%s", msg);
+        total += nrec;
+    }
+}
+
+static int record(const char *sock, int argc, char **argv)
+{
+    struct xlft_ftvm *c = connect_to(sock);
+    uint64_t seconds = 0, ring = 0, deadline;
+    struct ftvm_ctl_rep rep;
+    struct xlft_logw *w;
+    struct xlft_ring r;
+    bool hold = false, stopping = false;
+    char msg[300];
+
+    if (argc < 1)
+        die("record LOG --seconds S [--ring BYTES] [--hold]");
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+            seconds = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--ring") && i + 1 < argc)
+            ring = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--hold"))
+            hold = true;
+        else
+            die("record: unknown argument %s", argv[i]);
+    }
+    if (!seconds || seconds > 600)
+        die("record: --seconds from 1 to 600");
+    if (xlft_logw_open(&w, argv[0], msg, sizeof(msg)))
+        die("%s", msg);
+    r = start(c, FTVM_OP_RECORD, (uint32_t)ring);
+    call(c, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
+
+    if (hold) {
+        uint64_t limit = now_ms() + 20000;
+
+        while (!(ft_ring_flags(&r.ring) & FT_RING_F_STALLED)) {
+            if (now_ms() > limit)
+                die("the vCPU did not stall on an undrained ring in 20 s");
+            wait_any(&r.up_fd, 1, 50);
+            drain_fd(r.up_fd);
+        }
+        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        printf("stalled: ");
+        print_status(&rep.st);
+        if (xlft_ftvm_call(c, FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL) !=
+            -EBUSY)
+            die("a stalled vCPU accepted PAUSE (error %d)", rep.error);
+        printf("pause while stalled: %s\n", rep.msg);
+    }
+
+    deadline = now_ms() + seconds * 1000;
+    for (;;) {
+        int fds[2] = { r.up_fd, xlft_ftvm_fd(c) };
+
+        pump_log(&r, w);
+        if (!stopping && now_ms() >= deadline) {
+            if (xlft_ftvm_send(c, FTVM_OP_STOP, 0, 0, -1))
+                die("stop: cannot send");
+            stopping = true;
+        }
+        if (stopping) {
+            struct pollfd p = { .fd = xlft_ftvm_fd(c), .events = POLLIN };
+
+            if (poll(&p, 1, 0) > 0) {
+                if (xlft_ftvm_recv(c, &rep, NULL))
+                    die("stop: %s", rep.msg);
+                break;
+            }
+        }
+        if (ft_ring_wait(&r.ring) == FT_EAGAIN)
+            wait_any(fds, 2, 100);
+        drain_fd(r.up_fd);
+    }
+    pump_log(&r, w);
+    printf("recorded=%" PRIu64 "\n", xlft_logw_seq(w));
+    if (xlft_logw_close(w, msg, sizeof(msg)))
+        die("%s", msg);
+    xlft_ring_unmap(&r);
+    xlft_ftvm_close(c);
+    return 0;
+}
+
+/* Records in flight between the two rings of a pair. */
+struct mover {
+    struct xlft_ring *from, *to;
+    uint8_t buf[FT_LOG_REC_MAX + 65536];
+    uint32_t len, off;
+    uint64_t moved;
+};
+
+/* Move what fits; true if anything moved. */
+static bool move(struct mover *m)
+{
+    bool any = false;
+
+    for (;;) {
+        uint32_t nrec;
+        bool notify;
+        int space, n;
+
+        if (m->off == m->len) {
+            n = ft_ring_read_records(&m->from->ring, m->buf, sizeof(m->buf),
+                                     &nrec, &notify);
+            if (n < 0)
+                die("record ring: %s", ft_strerror(n));
+            if (notify && xlft_ring_notify(m->from))
+                die("cannot notify the primary");
+            if (n == 0)
+                return any;
+            m->len = (uint32_t)n;
+            m->off = 0;
+        }
+        space = ft_ring_space(&m->to->ring);
+        if (space < 0)
+            die("replay ring: %s", ft_strerror(space));
+        n = ft_log_scan(m->buf + m->off, (uint32_t)space < m->len - m->off ?
+                        (uint32_t)space : m->len - m->off, &nrec);
+        if (n < 0)
+            die("malformed records from the primary: %s", ft_strerror(n));
+        if (n == 0) {
+            /* The secondary's ring is full: wake us when it is not. */
+            if (ft_ring_stall(&m->to->ring, m->len - m->off < 4096 ?
+                              m->len - m->off : 4096) == FT_EFULL)
+                return any;
+            continue;
+        }
+        ft_ring_write(&m->to->ring, 0, m->buf + m->off, (uint32_t)n);
+        ft_ring_publish(&m->to->ring, (uint32_t)n, nrec);
+        if (ft_ring_consumer_waiting(&m->to->ring) &&
+            xlft_ring_notify(m->to))
+            die("cannot notify the secondary");
+        m->off += (uint32_t)n;
+        m->moved += nrec;
+        any = true;
+    }
+}
+
+static struct ftvm_ctl_status status_of(struct xlft_ftvm *c)
+{
+    struct ftvm_ctl_rep rep;
+
+    call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+    return rep.st;
+}
+
+static int pair(const char *psock, const char *ssock, int argc, char **argv)
+{
+    struct xlft_ftvm *p = connect_to(psock), *s = connect_to(ssock);
+    uint64_t seconds = 0, ring = 0, deadline, limit;
+    struct ftvm_ctl_rep rep, rep2;
+    struct xlft_ring pr, sr;
+    static struct mover m;
+    struct ftvm_ctl_status st;
+    pid_t victim = 0;
+    bool stopping = false;
+    int pipefd[2];
+
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+            seconds = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--ring") && i + 1 < argc)
+            ring = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--kill") && i + 1 < argc)
+            victim = (pid_t)strtol(argv[++i], NULL, 10);
+        else
+            die("pair: unknown argument %s", argv[i]);
+    }
+    if (!seconds || seconds > 600)
+        die("pair: --seconds from 1 to 600");
+
+    /* The secondary starts as a copy of the paused primary. */
+    call(p, FTVM_OP_PAUSE, 0, -1, &rep, NULL);
+    if (pipe2(pipefd, O_CLOEXEC))
+        die("pipe: %s", strerror(errno));
+    if (xlft_ftvm_send(p, FTVM_OP_SAVE, 0, 0, pipefd[1]) ||
+        xlft_ftvm_send(s, FTVM_OP_RESTORE, 0, 0, pipefd[0]))
+        die("cannot send save/restore");
+    close(pipefd[0]);
+    close(pipefd[1]);
+    if (xlft_ftvm_recv(p, &rep, NULL))
+        die("save: %s", rep.msg);
+    if (xlft_ftvm_recv(s, &rep2, NULL))
+        die("restore: %s", rep2.msg);
+    pr = start(p, FTVM_OP_RECORD, (uint32_t)ring);
+    sr = start(s, FTVM_OP_REPLAY, (uint32_t)ring);
+    call(s, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
+    call(p, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
+    m.from = &pr;
+    m.to = &sr;
+
+    deadline = now_ms() + seconds * 1000;
+    for (;;) {
+        int fds[3] = { pr.up_fd, sr.up_fd, xlft_ftvm_fd(p) };
+
+        move(&m);
+        if (!stopping && now_ms() >= deadline) {
+            if (victim)
+                break;
+            if (xlft_ftvm_send(p, FTVM_OP_STOP, 0, 0, -1))
+                die("stop: cannot send");
+            stopping = true;
+        }
+        if (stopping) {
+            struct pollfd q = { .fd = xlft_ftvm_fd(p), .events = POLLIN };
+
+            if (poll(&q, 1, 0) > 0) {
+                if (xlft_ftvm_recv(p, &rep, NULL))
+                    die("stop primary: %s", rep.msg);
+                break;
+            }
+        }
+        if (m.off == m.len && ft_ring_wait(&pr.ring) == FT_EAGAIN)
+            wait_any(fds, 3, 100);
+        else if (m.off != m.len)
+            wait_any(fds, 3, 10);
+        drain_fd(pr.up_fd);
+        drain_fd(sr.up_fd);
+    }
+
+    if (victim) {
+        /* The primary's host dies: what it had not sent is lost. */
+        if (kill(victim, SIGKILL))
+            die("kill %d: %s", (int)victim, strerror(errno));
+        printf("primary killed after %" PRIu64 " records\n", m.moved);
+        ft_ring_set_flags(&sr.ring, FT_RING_F_GOLIVE);
+        call(s, FTVM_OP_GOLIVE, 0, -1, &rep, NULL);
+    }
+    /* Everything moved reaches the secondary (whose ring may be full). */
+    limit = now_ms() + 30000;
+    for (;;) {
+        int fds[1] = { sr.up_fd };
+
+        if (!victim)
+            move(&m);
+        else if (m.off != m.len)
+            move(&m);
+        st = status_of(s);
+        if (st.state == FTVM_ST_FAILED)
+            break;
+        if (victim ? st.mode == FTVM_MODE_LIVE
+                   : m.off == m.len && st.seq == m.moved)
+            break;
+        if (now_ms() > limit)
+            die("the secondary is stuck at record %" PRIu64 " of %" PRIu64,
+                st.seq, m.moved);
+        wait_any(fds, 1, 50);
+        drain_fd(sr.up_fd);
+    }
+    printf("moved=%" PRIu64 "\n", m.moved);
+    printf("secondary: ");
+    print_status(&st);
+    if (st.state == FTVM_ST_FAILED)
+        die("the secondary failed");
+    if (victim) {
+        uint64_t before = st.insns;
+
+        /* Live now: it must move on by itself. */
+        limit = now_ms() + 10000;
+        while ((st = status_of(s)).insns == before) {
+            if (now_ms() > limit)
+                die("the secondary went live but does not run");
+            poll(NULL, 0, 20);     /* bounded by limit above */
+        }
+        printf("secondary live: ");
+        print_status(&st);
+    }
+    xlft_ring_unmap(&pr);
+    xlft_ring_unmap(&sr);
+    xlft_ftvm_close(p);
+    xlft_ftvm_close(s);
+    return 0;
+}
+
+/* A request made of raw bytes, for the tests of malformed requests. */
+static int raw(struct xlft_ftvm *c, const char *hex)
+{
+    uint8_t buf[512];
+    struct ftvm_ctl_rep rep;
+    size_t n = 0;
+
+    while (hex[0] && hex[1] && n < sizeof(buf)) {
+        unsigned int v;
+
+        if (sscanf(hex, "%2x", &v) != 1)
+            die("raw: bad hex");
+        buf[n++] = (uint8_t)v;
+        hex += 2;
+    }
+    if (send(xlft_ftvm_fd(c), buf, n, MSG_NOSIGNAL) != (ssize_t)n)
+        die("raw: %s", strerror(errno));
+    xlft_ftvm_recv(c, &rep, NULL);
+    printf("error=%d msg=%s\n", rep.error, rep.msg);
+    return rep.error ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; uint16_t op; } simple[] = {
+        { "pause", FTVM_OP_PAUSE }, { "unpause", FTVM_OP_UNPAUSE },
+        { "golive", FTVM_OP_GOLIVE }, { "disable", FTVM_OP_DISABLE },
+        { "stop", FTVM_OP_STOP },
+    };
+    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm *c;
+
+    if (argc >= 4 && !strcmp(argv[1], "pair"))
+        return pair(argv[2], argv[3], argc - 4, argv + 4);
+    if (argc < 3)
+        die("usage: ftvm-dom0 SOCK OP [ARGS] | pair PSOCK SSOCK ...");
+    if (!strcmp(argv[2], "record"))
+        return record(argv[1], argc - 3, argv + 3);
+    c = connect_to(argv[1]);
+    if (!strcmp(argv[2], "raw") && argc == 4)
+        return raw(c, argv[3]);
+    if (!strcmp(argv[2], "status")) {
+        bool hash = argc == 4 && !strcmp(argv[3], "--hash");
+
+        if (xlft_ftvm_call(c, FTVM_OP_STATUS, 0, hash ? FTVM_CTL_F_HASH : 0,
+                           -1, &rep, NULL))
+            die("status: %s", rep.msg);
+        print_status(&rep.st);
+        return 0;
+    }
+    if ((!strcmp(argv[2], "save") || !strcmp(argv[2], "restore")) &&
+        argc == 4) {
+        bool save = !strcmp(argv[2], "save");
+        int fd = open(argv[3], save ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+                                    : O_RDONLY | O_CLOEXEC, 0600);
+
+        if (fd < 0)
+            die("%s: %s", argv[3], strerror(errno));
+        call(c, save ? FTVM_OP_SAVE : FTVM_OP_RESTORE, 0, fd, &rep, NULL);
+        close(fd);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); i++) {
+        if (!strcmp(argv[2], simple[i].name) && argc == 3) {
+            if (xlft_ftvm_call(c, simple[i].op, 0, 0, -1, &rep, NULL)) {
+                printf("error=%d msg=%s\n", rep.error, rep.msg);
+                return 1;
+            }
+            print_status(&rep.st);
+            return 0;
+        }
+    }
+    die("unknown operation %s", argv[2]);
+}

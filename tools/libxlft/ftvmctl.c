@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ftvmctl.c - the client of `ftvm serve`'s control socket, and the
+ * mapping of the rings it hands out.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "xlft_ftvm.h"
+
+struct xlft_ftvm {
+    int fd;
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+int xlft_ftvm_open(struct xlft_ftvm **cp, const char *path, char *err,
+                   size_t errlen)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct xlft_ftvm *c;
+    int rc;
+
+    *cp = NULL;
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        snprintf(err, errlen, "control socket path too long: %s", path);
+        return -ENAMETOOLONG;
+    }
+    c = calloc(1, sizeof(*c));
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    strcpy(sa.sun_path, path);
+    strcpy(c->path, path);
+    c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+        rc = -errno;
+        snprintf(err, errlen, "cannot reach ftvm at %s: %s%s", path,
+                 strerror(errno), errno == ENOENT || errno == ECONNREFUSED ?
+                 " (is `ftvm serve` running?)" : "");
+        if (c->fd >= 0)
+            close(c->fd);
+        free(c);
+        return rc;
+    }
+    *cp = c;
+    return 0;
+}
+
+void xlft_ftvm_close(struct xlft_ftvm *c)
+{
+    if (!c)
+        return;
+    close(c->fd);
+    free(c);
+}
+
+int xlft_ftvm_fd(const struct xlft_ftvm *c)
+{
+    return c->fd;
+}
+
+int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t ring_data,
+                   uint32_t flags, int fd)
+{
+    struct ftvm_ctl_req req = { .magic = FTVM_CTL_MAGIC,
+                                .version = FTVM_CTL_VERSION, .op = op,
+                                .ring_data = ring_data, .flags = flags };
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = { &req, sizeof(req) };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+    if (fd >= 0) {
+        struct cmsghdr *cm;
+
+        m.msg_control = u.buf;
+        m.msg_controllen = sizeof(u.buf);
+        cm = CMSG_FIRSTHDR(&m);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+    }
+    if (sendmsg(c->fd, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(req))
+        return errno ? -errno : -EIO;
+    return 0;
+}
+
+int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
+                   int fds[3])
+{
+    union {
+        char buf[CMSG_SPACE(3 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = { rep, sizeof(*rep) };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = u.buf,
+                        .msg_controllen = sizeof(u.buf) };
+    struct cmsghdr *cm;
+    int got[3], ngot = 0;
+    ssize_t n;
+
+    memset(rep, 0, sizeof(*rep));
+    if (fds)
+        fds[0] = fds[1] = fds[2] = -1;
+    n = recvmsg(c->fd, &m, MSG_CMSG_CLOEXEC);
+    for (cm = CMSG_FIRSTHDR(&m); n >= 0 && cm; cm = CMSG_NXTHDR(&m, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+             i++) {
+            int fd;
+
+            memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+            if (ngot < 3)
+                got[ngot++] = fd;
+            else
+                close(fd);
+        }
+    }
+    if (n != (ssize_t)sizeof(*rep) || rep->magic != FTVM_CTL_MAGIC ||
+        (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+        (ngot && (ngot != 3 || !fds || rep->error))) {
+        int rc = n < 0 ? -errno : n == 0 ? -ECONNRESET : -EBADMSG;
+
+        for (int i = 0; i < ngot; i++)
+            close(got[i]);
+        memset(rep, 0, sizeof(*rep));
+        snprintf(rep->msg, sizeof(rep->msg), "ftvm at %s: %s", c->path,
+                 rc == -ECONNRESET ? "connection closed (ftvm gone?)" :
+                 rc == -EBADMSG ? "malformed reply" : strerror(-rc));
+        rep->error = rc;
+        return rc;
+    }
+    rep->msg[sizeof(rep->msg) - 1] = '\0';
+    rep->st.why[sizeof(rep->st.why) - 1] = '\0';
+    if (ngot)
+        memcpy(fds, got, sizeof(got));
+    return rep->error;
+}
+
+int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t ring_data,
+                   uint32_t flags, int fd, struct ftvm_ctl_rep *rep,
+                   int fds[3])
+{
+    int rc = xlft_ftvm_send(c, op, ring_data, flags, fd);
+
+    if (rc) {
+        memset(rep, 0, sizeof(*rep));
+        snprintf(rep->msg, sizeof(rep->msg), "ftvm at %s: cannot send: %s",
+                 c->path, strerror(-rc));
+        rep->error = rc;
+        return rc;
+    }
+    return xlft_ftvm_recv(c, rep, fds);
+}
+
+int xlft_ring_map(struct xlft_ring *r, const int fds[3], uint32_t size,
+                  uint32_t role, char *err, size_t errlen)
+{
+    int rc;
+
+    memset(r, 0, sizeof(*r));
+    r->up_fd = fds[1];
+    r->down_fd = fds[2];
+    r->size = size;
+    r->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+    close(fds[0]);
+    if (r->mem == MAP_FAILED) {
+        rc = -errno;
+        r->mem = NULL;
+        snprintf(err, errlen, "cannot map the ring (%u bytes): %s", size,
+                 strerror(errno));
+        xlft_ring_unmap(r);
+        return rc;
+    }
+    rc = ft_ring_attach(&r->ring, r->mem, size, role);
+    if (rc) {
+        snprintf(err, errlen, "the ring ftvm passed is not a %s ring of "
+                 "this version: %s", role == FT_RING_RECORD ? "record"
+                 : "replay", ft_strerror(rc));
+        xlft_ring_unmap(r);
+        return rc == FT_EPROTONOSUPPORT ? -EPROTONOSUPPORT : -EPROTO;
+    }
+    return 0;
+}
+
+void xlft_ring_unmap(struct xlft_ring *r)
+{
+    if (r->mem)
+        munmap(r->mem, r->size);
+    if (r->up_fd >= 0)
+        close(r->up_fd);
+    if (r->down_fd >= 0)
+        close(r->down_fd);
+    r->mem = NULL;
+    r->up_fd = r->down_fd = -1;
+}
+
+int xlft_ring_notify(struct xlft_ring *r)
+{
+    uint64_t one = 1;
+
+    if (write(r->down_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        return -errno;
+    return 0;
+}
+
+const char *xlft_ftvm_op_name(uint16_t op)
+{
+    static const char *const names[] = {
+        [FTVM_OP_STATUS] = "status", [FTVM_OP_PAUSE] = "pause",
+        [FTVM_OP_UNPAUSE] = "unpause", [FTVM_OP_SAVE] = "save",
+        [FTVM_OP_RESTORE] = "restore", [FTVM_OP_RECORD] = "record",
+        [FTVM_OP_REPLAY] = "replay", [FTVM_OP_GOLIVE] = "golive",
+        [FTVM_OP_DISABLE] = "disable", [FTVM_OP_STOP] = "stop",
+    };
+
+    return op <= FTVM_OP_MAX && names[op] ? names[op] : "unknown";
+}
+
+const char *xlft_ftvm_state_name(uint32_t state)
+{
+    switch (state) {
+    case FTVM_ST_PAUSED: return "paused";
+    case FTVM_ST_RUNNING: return "running";
+    case FTVM_ST_FAILED: return "failed";
+    default: return "unknown";
+    }
+}
+
+const char *xlft_ftvm_mode_name(uint32_t mode)
+{
+    switch (mode) {
+    case FTVM_MODE_LIVE: return "live";
+    case FTVM_MODE_RECORD: return "record";
+    case FTVM_MODE_REPLAY: return "replay";
+    default: return "unknown";
+    }
+}
