@@ -142,6 +142,19 @@ $(BUILD)/tests/unit-tests-san: $(san_UNIT_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ) \
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@ -lcunit $(LIBS)
 
+# ftvm serve and its control client under ASan+UBSan, with the guests.
+SAN := $(BUILD)/san
+$(SAN)/bin/ftvm: $(san_FTVM_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(san_LDFLAGS) $^ -o $@ -lunicorn $(LIBS)
+$(SAN)/tests/ftvm-dom0: $(BUILD)/obj/san/tests/ftvm/ftvm-dom0.o \
+                       $(san_XLFT_OBJ) $(san_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
+$(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
+	@mkdir -p $(@D)
+	ln -sfn ../guests $@
+
 # --- checks -----------------------------------------------------------
 
 check: deps-check all check-freestanding check-unit check-san check-ftvm \
@@ -151,12 +164,13 @@ check: deps-check all check-freestanding check-unit check-san check-ftvm \
 # ftvm end to end: record/replay pairs in separate processes, and logs
 # that must be refused.  `make soak` runs many more pairs.
 PAIRS ?= 50
-check-ftvm: all $(BUILD)/tests/udpframes
+check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 	$(BUILD)/bin/ftvm selftest
 	sh tests/ftvm/pairs.sh $(BUILD) $(PAIRS)
 	sh tests/ftvm/divergence.sh $(BUILD)
 	sh tests/ftvm/net.sh $(BUILD)
 	sh tests/ftvm/snapshot.sh $(BUILD)
+	sh tests/ftvm/attached.sh $(BUILD)
 
 soak: all
 	sh tests/ftvm/pairs.sh $(BUILD) 1000
@@ -167,9 +181,13 @@ demo: all deps-demo $(BUILD)/tests/kvclient
 check-unit: deps-check $(BUILD)/tests/unit-tests
 	cd tests/unit && ../../$(BUILD)/tests/unit-tests
 
-check-san: deps-check $(BUILD)/tests/unit-tests-san
+check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
+           $(SAN)/tests/ftvm-dom0 $(SAN)/guests
 	cd tests/unit && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1 ../../$(BUILD)/tests/unit-tests-san
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+		sh tests/ftvm/attached.sh $(SAN)
 
 # hvm/core must build unchanged as freestanding code for both x86 widths.
 FREE_OBJ := $(foreach a,x86_64 i386,\
@@ -187,6 +205,7 @@ check-freestanding: $(FREE_OBJ)
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all $(INCLUDES) -Itests/lib
+FUZZ_EXTRA_fuzz_ctl := hvm/ftvm/ctlmsg.c
 # fuzz_ftvm runs the whole software HVM on its inputs.
 FUZZ_EXTRA_fuzz_ftvm := $(filter-out hvm/ftvm/main.c,$(FTVM_SRC))
 FUZZ_LIBS_fuzz_ftvm := -lunicorn
@@ -200,12 +219,14 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 		tests/lib/records.c $(FUZZ_EXTRA_$*) -o $@ $(LIBS) \
 		$(FUZZ_LIBS_$*)
 # The seeds are committed; this writes them again from the real encoder
-# (deterministically) after a format change.
+# (deterministically) after a format change.  fuzz_ftvm's seeds are
+# recorded runs, kept as they are.
 fuzz-corpus: deps
 	@mkdir -p $(BUILD)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) tests/fuzz/mkcorpus.c \
 		$(CORE_SRC) $(XLFT_SRC) -o $(BUILD)/mkcorpus $(LIBS)
-	rm -rf tests/fuzz/corpus && $(BUILD)/mkcorpus tests/fuzz/corpus
+	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl)
+	$(BUILD)/mkcorpus tests/fuzz/corpus
 
 check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 	@for t in $(FUZZ_TARGETS); do \

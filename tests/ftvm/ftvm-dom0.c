@@ -6,10 +6,14 @@
  *
  *   ftvm-dom0 SOCK status [--hash] | pause | unpause | golive | disable
  *                  | stop | save FILE | restore FILE | raw HEX
+ *   ftvm-dom0 SOCK busy
  *   ftvm-dom0 SOCK record LOG --seconds S [--ring BYTES] [--hold]
+ *                  [--disable]
  *   ftvm-dom0 pair PSOCK SSOCK --seconds S [--ring BYTES] [--kill PID]
  *
- * record: recording from here into a stored log for S seconds, then STOP.
+ * busy: a second client is refused while one is connected.
+ * record: recording from here into a stored log for S seconds, then STOP
+ *   (or DISABLE: the guest runs on unrecorded).
  *   --hold leaves the ring undrained until the vCPU stalls on it, then
  *   checks that the stalled ftvm answers STATUS and refuses PAUSE.
  * pair: PSOCK's guest is copied into SSOCK's (SAVE into RESTORE), then
@@ -152,10 +156,11 @@ static int record(const char *sock, int argc, char **argv)
     struct xlft_logw *w;
     struct xlft_ring r;
     bool hold = false, stopping = false;
+    uint16_t end_op = FTVM_OP_STOP;
     char msg[300];
 
     if (argc < 1)
-        die("record LOG --seconds S [--ring BYTES] [--hold]");
+        die("record LOG --seconds S [--ring BYTES] [--hold] [--disable]");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
             seconds = strtoull(argv[++i], NULL, 10);
@@ -163,6 +168,8 @@ static int record(const char *sock, int argc, char **argv)
             ring = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--hold"))
             hold = true;
+        else if (!strcmp(argv[i], "--disable"))
+            end_op = FTVM_OP_DISABLE;
         else
             die("record: unknown argument %s", argv[i]);
     }
@@ -197,8 +204,8 @@ static int record(const char *sock, int argc, char **argv)
 
         pump_log(&r, w);
         if (!stopping && now_ms() >= deadline) {
-            if (xlft_ftvm_send(c, FTVM_OP_STOP, 0, 0, -1))
-                die("stop: cannot send");
+            if (xlft_ftvm_send(c, end_op, 0, 0, -1))
+                die("%s: cannot send", xlft_ftvm_op_name(end_op));
             stopping = true;
         }
         if (stopping) {
@@ -206,7 +213,7 @@ static int record(const char *sock, int argc, char **argv)
 
             if (poll(&p, 1, 0) > 0) {
                 if (xlft_ftvm_recv(c, &rep, NULL))
-                    die("stop: %s", rep.msg);
+                    die("%s: %s", xlft_ftvm_op_name(end_op), rep.msg);
                 break;
             }
         }
@@ -436,7 +443,8 @@ static int raw(struct xlft_ftvm *c, const char *hex)
     return rep.error ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* A one-request command on 'c'; the exit status. */
+static int command(struct xlft_ftvm *c, int argc, char **argv)
 {
     static const struct { const char *name; uint16_t op; } simple[] = {
         { "pause", FTVM_OP_PAUSE }, { "unpause", FTVM_OP_UNPAUSE },
@@ -444,17 +452,19 @@ int main(int argc, char **argv)
         { "stop", FTVM_OP_STOP },
     };
     struct ftvm_ctl_rep rep;
-    struct xlft_ftvm *c;
 
-    if (argc >= 4 && !strcmp(argv[1], "pair"))
-        return pair(argv[2], argv[3], argc - 4, argv + 4);
-    if (argc < 3)
-        die("usage: ftvm-dom0 SOCK OP [ARGS] | pair PSOCK SSOCK ...");
-    if (!strcmp(argv[2], "record"))
-        return record(argv[1], argc - 3, argv + 3);
-    c = connect_to(argv[1]);
     if (!strcmp(argv[2], "raw") && argc == 4)
         return raw(c, argv[3]);
+    if (!strcmp(argv[2], "busy") && argc == 3) {
+        struct xlft_ftvm *second = connect_to(argv[1]);
+
+        /* The refusal comes unasked, as the second client's first reply. */
+        xlft_ftvm_recv(second, &rep, NULL);
+        xlft_ftvm_close(second);
+        printf("error=%d msg=%s\n", rep.error, rep.msg);
+        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        return 0;
+    }
     if (!strcmp(argv[2], "status")) {
         bool hash = argc == 4 && !strcmp(argv[3], "--hash");
 
@@ -486,5 +496,23 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    die("unknown operation %s", argv[2]);
+    fprintf(stderr, "ftvm-dom0: unknown operation %s\n", argv[2]);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    struct xlft_ftvm *c;
+    int rc;
+
+    if (argc >= 4 && !strcmp(argv[1], "pair"))
+        return pair(argv[2], argv[3], argc - 4, argv + 4);
+    if (argc < 3)
+        die("usage: ftvm-dom0 SOCK OP [ARGS] | pair PSOCK SSOCK ...");
+    if (!strcmp(argv[2], "record"))
+        return record(argv[1], argc - 3, argv + 3);
+    c = connect_to(argv[1]);
+    rc = command(c, argc, argv);
+    xlft_ftvm_close(c);
+    return rc;
 }

@@ -4,8 +4,8 @@
  *
  *   make fuzz-corpus      (builds this, then: mkcorpus tests/fuzz/corpus)
  *
- * writes corpus/fuzz_log/ (raw record streams) and corpus/fuzz_logfile/
- * (stored logs).  The valid seeds come from the real recorder, through a
+ * writes corpus/fuzz_log/ (raw record streams), corpus/fuzz_logfile/
+ * (stored logs) and corpus/fuzz_ctl/ (ftvm control requests).  The valid seeds come from the real recorder, through a
  * record ring, and the real log writer, so that they follow the format
  * as implemented rather than as a test author understood it; a few
  * hand-made records and damaged copies cover what the encoder never
@@ -23,6 +23,7 @@
 #include "ft_log.h"
 #include "ft_recorder.h"
 #include "ft_ring.h"
+#include "ftvm_ctl.h"
 #include "xlft_logfile.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
@@ -784,6 +785,32 @@ static void make_dir(const char *sub)
         die("cannot create %s: %s", path, strerror(errno));
 }
 
+/* One request per operation, the descriptors it takes, and near misses. */
+static void write_ctl_seeds(void)
+{
+    uint8_t buf[1 + sizeof(struct ftvm_ctl_req)];
+    struct ftvm_ctl_req req = { .magic = FTVM_CTL_MAGIC,
+                                .version = FTVM_CTL_VERSION };
+    char name[32];
+
+    for (uint16_t op = FTVM_OP_STATUS; op <= FTVM_OP_MAX; op++) {
+        req.op = op;
+        req.flags = op == FTVM_OP_STATUS ? FTVM_CTL_F_HASH : 0;
+        req.ring_data = op == FTVM_OP_RECORD ? 1u << 17 : 0;
+        buf[0] = op == FTVM_OP_SAVE || op == FTVM_OP_RESTORE;
+        memcpy(buf + 1, &req, sizeof(req));
+        snprintf(name, sizeof(name), "op%u", op);
+        write_file("fuzz_ctl", name, buf, sizeof(buf));
+    }
+    req.op = FTVM_OP_STATUS;
+    req.flags = 0;
+    buf[0] = 0;
+    req.version = FTVM_CTL_VERSION + 1;
+    memcpy(buf + 1, &req, sizeof(req));
+    write_file("fuzz_ctl", "newer_version", buf, sizeof(buf));
+    write_file("fuzz_ctl", "short", buf, 5);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -794,7 +821,9 @@ int main(int argc, char **argv)
     make_dir("");
     make_dir("fuzz_log");
     make_dir("fuzz_logfile");
+    make_dir("fuzz_ctl");
     write_log_seeds();
     write_logfile_seeds();
+    write_ctl_seeds();
     return 0;
 }

@@ -1,0 +1,203 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# attached.sh BUILD - `ftvm serve` driven through its control socket by
+# ftvm-dom0, a stand-in for ftd: a log recorded through the shared ring
+# replays standalone to the same state; a vCPU stalled on a full ring
+# answers status and loses nothing; a secondary made by save/restore and
+# fed ring to ring ends where the primary ends, or goes live when the
+# primary is killed; bad requests are refused with a reason.
+set -u
+
+build=${1:?usage: attached.sh BUILD}
+NAME=attached
+. "$(dirname "$0")/lib.sh"
+
+dom0=$build/tests/ftvm-dom0
+d0() { timeout -k 5 60 "$dom0" "$@"; }
+
+# serve NAME ARGS...: `ftvm serve` on $work/NAME.sock in the background;
+# its stdout, stderr and exit status go to $work/NAME.{out,err,rc}.
+serve() {
+    n=$1
+    shift
+    rm -f "$work/$n.rc"
+    (timeout -k 5 120 "$ftvm" serve --control "$work/$n.sock" \
+        --console "$work/$n.con" "$@" >"$work/$n.out" 2>"$work/$n.err"
+     echo $? >"$work/$n.rc") &
+    # Until it answers (a socket left by a killed ftvm does not).
+    i=0
+    until "$dom0" "$work/$n.sock" status >/dev/null 2>&1; do
+        i=$((i + 1))
+        if [ $i -ge 200 ] || [ -e "$work/$n.rc" ]; then
+            bad "$n: no control socket: $(cat "$work/$n.err")"
+            return 1
+        fi
+        sleep 0.05      # polling for the socket, bounded: 10 s
+    done
+}
+
+# ended NAME: wait (bounded) for the serve of NAME to exit; its status.
+ended() {
+    i=0
+    while [ ! -s "$work/$1.rc" ] && [ $i -lt 600 ]; do
+        i=$((i + 1))
+        sleep 0.05      # bounded: 30 s
+    done
+    cat "$work/$1.rc" 2>/dev/null || echo none
+}
+
+cpu=$build/guests/cpu.bin
+idle=$build/guests/idle.bin
+
+# 1. Recorded through the ring, replayed standalone: the same end.
+if serve p --guest "$cpu" --cmdline seed=5 --paused &&
+   d0 "$work/p.sock" record "$work/log1" --seconds 2 >"$work/d.out" \
+       2>"$work/d.err" && [ "$(ended p)" = 0 ]; then
+    if timeout -k 5 120 "$ftvm" run --guest "$cpu" --cmdline seed=5 \
+           --replay "$work/log1" --console none >"$work/r.out" \
+           2>"$work/r.err" && cmp -s "$work/p.out" "$work/r.out"; then
+        ok "recorded through the shared ring, replayed standalone alike \
+($(grep recorded= "$work/d.out"), $(head -1 "$work/r.out"))"
+    else
+        bad "the standalone replay differs: $(cat "$work/r.err")"
+    fi
+else
+    bad "record through the ring: $(cat "$work/d.err" "$work/p.err")"
+fi
+
+# 2. A full ring stalls the vCPU inside its instruction, nothing lost.
+if serve p --guest "$idle" --timer-hz 20000 --paused &&
+   d0 "$work/p.sock" record "$work/log2" --seconds 1 --ring 131072 --hold \
+       >"$work/d.out" 2>"$work/d.err" && [ "$(ended p)" = 0 ]; then
+    if grep -q "^stalled: state=running mode=record" "$work/d.out" &&
+       grep -q "^pause while stalled: the vCPU waits" "$work/d.out" &&
+       timeout -k 5 120 "$ftvm" run --guest "$idle" --timer-hz 20000 \
+           --replay "$work/log2" --console none >"$work/r.out" \
+           2>"$work/r.err" && cmp -s "$work/p.out" "$work/r.out"; then
+        ok "stalled on a full 128 KiB ring: status served, pause refused, \
+$(grep recorded= "$work/d.out") replayed alike"
+    else
+        bad "stall: $(cat "$work/d.out" "$work/r.err")"
+    fi
+else
+    bad "stall: $(cat "$work/d.err" "$work/p.err")"
+fi
+
+# 3. DISABLE ends the log where it is; the guest runs on unrecorded.
+if serve p --guest "$cpu" --cmdline seed=6 --paused &&
+   d0 "$work/p.sock" record "$work/log3" --seconds 1 --disable \
+       >"$work/d.out" 2>"$work/d.err" &&
+   d0 "$work/p.sock" status >"$work/st" 2>&1 &&
+   grep -q "state=running mode=live" "$work/st"; then
+    if timeout -k 5 120 "$ftvm" run --guest "$cpu" --cmdline seed=6 \
+           --replay "$work/log3" --console none >/dev/null 2>"$work/r.err"
+    then
+        ok "disable: the log ends cleanly, the guest runs on"
+    else
+        bad "disable: the log does not replay: $(cat "$work/r.err")"
+    fi
+else
+    bad "disable: $(cat "$work/d.err" "$work/st" 2>/dev/null)"
+fi
+d0 "$work/p.sock" stop >/dev/null 2>&1
+ended p >/dev/null
+
+# 4. A secondary from save/restore, fed ring to ring, ends alike.
+for ring in 0 131072; do
+    if serve p --guest "$cpu" --cmdline seed=7 --paused &&
+       serve s --incoming &&
+       d0 pair "$work/p.sock" "$work/s.sock" --seconds 2 --ring $ring \
+           >"$work/d.out" 2>"$work/d.err" &&
+       d0 "$work/s.sock" stop >/dev/null 2>&1 &&
+       [ "$(ended p)" = 0 ] && [ "$(ended s)" = 0 ]; then
+        if cmp -s "$work/p.out" "$work/s.out" &&
+           cmp -s "$work/p.con" "$work/s.con"; then
+            ok "pair (ring ${ring:-default} bytes): the secondary ends in \
+the primary's state ($(grep moved= "$work/d.out"))"
+        else
+            bad "pair: states differ: $(cat "$work/p.out" "$work/s.out")"
+        fi
+    else
+        bad "pair: $(cat "$work/d.err" "$work/p.err" "$work/s.err")"
+        d0 "$work/p.sock" stop >/dev/null 2>&1
+        d0 "$work/s.sock" stop >/dev/null 2>&1
+    fi
+    ended p >/dev/null
+    ended s >/dev/null
+done
+
+# 5. The primary is killed: the secondary replays what it got, goes live.
+if serve p --guest "$cpu" --cmdline seed=8 --paused &&
+   serve s --incoming; then
+    ppid=$(pgrep -f "^$ftvm serve --control $work/p.sock" | head -1)
+    if d0 pair "$work/p.sock" "$work/s.sock" --seconds 1 --kill "$ppid" \
+           >"$work/d.out" 2>"$work/d.err" &&
+       grep -q "^secondary live: state=running mode=live" "$work/d.out" &&
+       d0 "$work/s.sock" stop >/dev/null 2>&1 && [ "$(ended s)" = 0 ]; then
+        ok "failover: the secondary went live and runs on \
+($(grep 'primary killed' "$work/d.out"))"
+    else
+        bad "failover: $(cat "$work/d.out" "$work/d.err" "$work/s.err")"
+        d0 "$work/s.sock" stop >/dev/null 2>&1
+    fi
+    ended p >/dev/null
+    ended s >/dev/null
+fi
+
+# 6. Refusals, each with its reason; the server stays up through them.
+# (The killed primary left its socket behind: a new ftvm replaces it.)
+if [ -S "$work/p.sock" ] && serve p --incoming; then
+    ok "a socket left by a killed ftvm is taken over"
+else
+    bad "stale socket: $(cat "$work/p.err")"
+fi
+expect() {          # expect WHAT PATTERN d0-args...
+    what=$1 pat=$2
+    shift 2
+    if d0 "$@" >"$work/x" 2>&1; then
+        bad "$what: accepted"
+    elif grep -q "$pat" "$work/x"; then
+        ok "$what refused: $(head -1 "$work/x")"
+    else
+        bad "$what: $(cat "$work/x")"
+    fi
+}
+sock=$work/p.sock
+# magic FCTL, version 9, op STATUS, 8 bytes of zeros
+expect "another protocol version" "version 9" "$sock" raw \
+    4643544c090001000000000000000000
+expect "a short request" "request of 4 bytes" "$sock" raw 4643544c
+expect "an unknown operation" "unknown operation 77" "$sock" raw \
+    4643544c01004d000000000000000000
+expect "a request with no magic" "not an ftvm control" "$sock" raw \
+    00000000010001000000000000000000
+expect "unpause with no guest" "restore one first" "$sock" unpause
+expect "golive while not replaying" "not replaying" "$sock" golive
+expect "disable while not recording" "not recording" "$sock" disable
+printf 'not a snapshot at all' >"$work/junk"
+expect "restoring junk" "not an ftvm snapshot" "$sock" restore "$work/junk"
+if d0 "$sock" busy >"$work/x" 2>&1 && grep -q "another control client" \
+        "$work/x"; then
+    ok "a second client refused: $(head -1 "$work/x")"
+else
+    bad "second client: $(cat "$work/x")"
+fi
+if timeout -k 5 20 "$ftvm" serve --control "$sock" --incoming \
+        2>"$work/x"; then
+    bad "a second ftvm took a socket in use"
+elif grep -q "in use by another ftvm" "$work/x"; then
+    ok "a socket in use refused: $(cat "$work/x")"
+else
+    bad "socket in use: $(cat "$work/x")"
+fi
+if d0 "$sock" status >"$work/x" 2>&1 && grep -q "state=paused" "$work/x"
+then
+    ok "the server is still up and paused after the refusals"
+else
+    bad "after the refusals: $(cat "$work/x")"
+fi
+d0 "$sock" stop >/dev/null 2>&1
+ended p >/dev/null
+
+finish
