@@ -114,6 +114,10 @@ static int attach(struct ftvm *vm, struct ftvm_ctl *c, uint32_t role)
         /* The log starts with the state it applies to. */
         struct ft_log_rec r = { .kind = FT_K_SYNC, .pt = ftvm_point(vm) };
 
+        if (ftvm_gate_start(vm)) {
+            ftvm_detach(vm);
+            return refuse(&c->rep, -ENOMEM, "%s", vm->why);
+        }
         vm->mode = FTVM_RECORD;
         r.u.sync.hash = ftvm_state_hash(vm);
         if (ftvm_ft_append(vm, &r))
@@ -138,6 +142,10 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
         if (vm->mode == FTVM_RECORD && !vm->status && at_stop &&
             end_log(vm))
             return refuse(rep, -EIO, "%s", vm->why);
+        /* An orderly end: what the gate holds goes out (a primary that
+         * failed keeps it: no secondary may hold its record). */
+        if (!vm->status)
+            ftvm_gate_end(vm);
         vm->stop = true;
         return 0;
     case FTVM_OP_GOLIVE:
@@ -210,6 +218,7 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
         if (end_log(vm))
             return refuse(rep, -EIO, "%s", vm->why);
         vm->mode = FTVM_FREE;
+        ftvm_gate_end(vm);
         ftvm_detach(vm);
         return 0;
     default:
@@ -247,6 +256,7 @@ void ftvm_go_live(struct ftvm *vm)
     vm->mode = FTVM_FREE;
     /* The guest's TSC goes on from the last value it saw. */
     vm->tsc_base = __builtin_ia32_rdtsc() - vm->tsc_last;
+    disk_reissue(vm);
     ftvm_notify(vm);
 }
 
@@ -394,36 +404,63 @@ static bool trusted(int fd)
     return cr.uid == 0 || cr.uid == geteuid();
 }
 
+/*
+ * A connection beside the client's: each of its requests is answered
+ * -EBUSY until it hangs up.  1 while it stays, 0 once it has gone.
+ */
+static int refuse_extra(int fd)
+{
+    union {
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    char buf[sizeof(struct ftvm_ctl_req) + 1];
+    struct iovec iov = { buf, sizeof(buf) };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = u.buf,
+                        .msg_controllen = sizeof(u.buf) };
+    struct cmsghdr *cm;
+
+    if (recvmsg(fd, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) <= 0)
+        return 0;
+    for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+             i++) {
+            int got;
+
+            memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+            close(got);
+        }
+    }
+    refuse_now(fd, -EBUSY, "another control client is connected");
+    return 1;
+}
+
+#define EXTRA_MAX 8
+
 static void *ctl_main(void *arg)
 {
     struct ftvm *vm = arg;
     struct ftvm_ctl *c = vm->ctl;
-    int cfd = -1;
+    int cfd = -1, extra[EXTRA_MAX], nextra = 0;
 
     for (;;) {
-        struct pollfd p[3] = { { .fd = c->quit_fd, .events = POLLIN },
-                               { .fd = c->lfd, .events = POLLIN },
-                               { .fd = cfd, .events = POLLIN } };
+        struct pollfd p[3 + EXTRA_MAX] = {
+            { .fd = c->quit_fd, .events = POLLIN },
+            { .fd = c->lfd, .events = POLLIN },
+            { .fd = cfd, .events = POLLIN },
+        };
 
-        if (poll(p, cfd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
+        for (int i = 0; i < nextra; i++)
+            p[3 + i] = (struct pollfd){ .fd = extra[i], .events = POLLIN };
+        if (poll(p, (nfds_t)(3 + nextra), -1) < 0 && errno != EINTR)
             break;
         if (p[0].revents)
             break;
-        if (p[1].revents & POLLIN) {
-            int fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
-
-            if (fd >= 0 && !trusted(fd)) {
-                refuse_now(fd, -EPERM, "not allowed: connect as root or "
-                           "as the user ftvm runs as");
-                close(fd);
-            } else if (fd >= 0 && cfd >= 0) {
-                refuse_now(fd, -EBUSY, "another control client is "
-                           "connected");
-                close(fd);
-            } else if (fd >= 0) {
-                cfd = fd;
-            }
-        }
+        /* A client that left goes first: one connecting right after it
+         * is the next client, not a second one. */
         if (cfd >= 0 && p[2].revents) {
             int rc = serve_one(vm, c, cfd);
 
@@ -434,9 +471,34 @@ static void *ctl_main(void *arg)
                 cfd = -1;
             }
         }
+        for (int i = nextra - 1; i >= 0; i--) {
+            if (p[3 + i].revents && !refuse_extra(extra[i])) {
+                close(extra[i]);
+                extra[i] = extra[--nextra];
+            }
+        }
+        if (p[1].revents & POLLIN) {
+            int fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+            if (fd < 0)
+                continue;
+            if (!trusted(fd)) {
+                refuse_now(fd, -EPERM, "not allowed: connect as root or "
+                           "as the user ftvm runs as");
+                close(fd);
+            } else if (cfd < 0) {
+                cfd = fd;
+            } else if (nextra < EXTRA_MAX) {
+                extra[nextra++] = fd;
+            } else {
+                close(fd);      /* a flood: these get no answer */
+            }
+        }
     }
     if (cfd >= 0)
         close(cfd);
+    for (int i = 0; i < nextra; i++)
+        close(extra[i]);
     return NULL;
 }
 

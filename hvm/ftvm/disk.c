@@ -79,40 +79,34 @@ uint32_t disk_read(struct ftvm *vm, uint32_t reg)
     }
 }
 
-/* Take one request: the I/O on the primary, the output on both sides. */
-static void take(struct ftvm *vm, uint32_t slot)
+/* A request on its way to the host file, and a write's data after it. */
+struct disk_req {
+    uint32_t op, slot, sector, count, addr, status;
+};
+
+/* Do the I/O of a request with the host file; its completion waits. */
+void disk_perform(struct ftvm *vm, const void *buf, size_t buflen)
 {
     struct disk *d = &vm->disk;
-    uint32_t op = ftvm_mem32(vm, slot), sector = ftvm_mem32(vm, slot + 4);
-    uint32_t count = ftvm_mem32(vm, slot + 8), addr = ftvm_mem32(vm, slot + 12);
-    uint32_t len = count * SECTOR, status = ST_OK;
+    struct disk_req q;
+    uint32_t len, status;
     struct disk_done *c;
     uint8_t *data = NULL;
 
-    if ((op != DISK_OP_READ && op != DISK_OP_WRITE) || !count ||
-        count > MAX_COUNT ||
-        addr > vm->ram_size || len > vm->ram_size - addr)
-        status = ST_BAD;
-    if (op == DISK_OP_WRITE && status == ST_OK) {
-        struct ft_log_rec r = { .kind = FT_K_OUTPUT };
-
-        r.u.output.id = ++vm->output_id;
-        if (!ftvm_input(vm, &r))
-            return;
-    }
-    if (vm->mode == FTVM_REPLAY)
-        return;                 /* its completion is in the log */
-
-    if (status == ST_OK && (uint64_t)sector + count > d->sectors)
+    memcpy(&q, buf, sizeof(q));
+    len = q.count * SECTOR;
+    status = q.status;
+    if (status == ST_OK && (uint64_t)q.sector + q.count > d->sectors)
         status = ST_RANGE;
-    if (status == ST_OK && op == DISK_OP_READ) {
+    if (status == ST_OK && q.op == DISK_OP_READ) {
         data = malloc(len);
-        if (!data || pread(d->fd, data, len, (off_t)sector * SECTOR) !=
+        if (!data || pread(d->fd, data, len, (off_t)q.sector * SECTOR) !=
                      (ssize_t)len)
             status = ST_IO;
     } else if (status == ST_OK) {
-        if (pwrite(d->fd, vm->ram + addr, len, (off_t)sector * SECTOR) !=
-            (ssize_t)len)
+        if (buflen != sizeof(q) + len ||
+            pwrite(d->fd, (const uint8_t *)buf + sizeof(q), len,
+                   (off_t)q.sector * SECTOR) != (ssize_t)len)
             status = ST_IO;
     }
     if (status != ST_OK) {
@@ -126,9 +120,84 @@ static void take(struct ftvm *vm, uint32_t slot)
         return;
     }
     c = &d->done[d->pending++];
-    *c = (struct disk_done){ slot, status, addr, data ? len : 0, data };
+    *c = (struct disk_done){ q.slot, status, q.addr, data ? len : 0, data };
     /* Stop at the next instruction: the completion is ready. */
     __atomic_store_n(&vm->kick, 1, __ATOMIC_RELAXED);
+}
+
+/* Read a request from its slot in guest memory. */
+static struct disk_req request(struct ftvm *vm, uint32_t slot)
+{
+    struct disk_req q = { .op = ftvm_mem32(vm, slot), .slot = slot,
+                          .sector = ftvm_mem32(vm, slot + 4),
+                          .count = ftvm_mem32(vm, slot + 8),
+                          .addr = ftvm_mem32(vm, slot + 12),
+                          .status = ST_OK };
+    uint32_t len = q.count * SECTOR;
+
+    if ((q.op != DISK_OP_READ && q.op != DISK_OP_WRITE) || !q.count ||
+        q.count > MAX_COUNT ||
+        q.addr > vm->ram_size || len > vm->ram_size - q.addr)
+        q.status = ST_BAD;
+    return q;
+}
+
+/* To the host file: through the output gate when there is one. */
+static void submit(struct ftvm *vm, const struct disk_req *q)
+{
+    uint32_t len = q->op == DISK_OP_WRITE && q->status == ST_OK ?
+                   q->count * SECTOR : 0;
+    uint8_t *buf = malloc(sizeof(*q) + len);
+
+    if (!buf) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "disk: out of memory");
+        return;
+    }
+    memcpy(buf, q, sizeof(*q));
+    if (len)
+        memcpy(buf + sizeof(*q), vm->ram + q->addr, len);
+    ftvm_output(vm, FTVM_OUT_DISK, vm->output_id, buf, sizeof(*q) + len);
+    free(buf);
+}
+
+/* Take one request: the I/O on the primary, the output on both sides. */
+static void take(struct ftvm *vm, uint32_t slot)
+{
+    struct disk_req q = request(vm, slot);
+
+    if (q.op == DISK_OP_WRITE && q.status == ST_OK) {
+        struct ft_log_rec r = { .kind = FT_K_OUTPUT };
+
+        r.u.output.id = ++vm->output_id;
+        if (!ftvm_input(vm, &r))
+            return;
+    }
+    if (vm->mode == FTVM_REPLAY)
+        return;                 /* its completion is in the log */
+    submit(vm, &q);
+}
+
+/*
+ * A secondary going live: the requests the guest has seen taken but not
+ * completed may never have reached the file on the primary (their
+ * completion, like all that follows it, is not in the log).  They are
+ * done again here, in order; doing a write twice is harmless.
+ */
+void disk_reissue(struct ftvm *vm)
+{
+    struct disk *d = &vm->disk;
+    uint32_t used;
+
+    if (!(d->ctrl & 1) || !d->size || d->fd < 0 ||
+        d->ring > vm->ram_size - RING_HDR - d->size * SLOT_SIZE)
+        return;
+    used = ftvm_mem32(vm, d->ring + 4);
+    for (uint32_t n = 0; used != d->next && n < d->size; n++, used++) {
+        struct disk_req q = request(vm, d->ring + RING_HDR +
+                                        (used & (d->size - 1)) * SLOT_SIZE);
+
+        submit(vm, &q);
+    }
 }
 
 void disk_write(struct ftvm *vm, uint32_t reg, uint32_t val)

@@ -19,6 +19,7 @@
 #include "ft_replayer.h"
 #include "ft_ring.h"
 #include "ftvm_devices.h"
+#include "xlft_gate.h"
 #include "xlft_logfile.h"
 
 /* Exit statuses of `ftvm run`. */
@@ -139,6 +140,7 @@ struct ftvm {
     int up_fd, down_fd;         /* eventfds: to ftd, from ftd */
     int ctl_fd;                 /* eventfd: a control request waits */
     struct ftvm_ctl *ctl;       /* control.c */
+    struct xlft_gate *gate;     /* output.c: recording for ftd only */
     bool paused;
     bool ram_loaded;            /* a guest is loaded or restored */
     bool stop;                  /* STOP done: leave the serve loop */
@@ -217,12 +219,22 @@ uint8_t pit_read(struct ftvm *vm, int port);
 void pit_write(struct ftvm *vm, int port, uint8_t val);
 uint64_t pit_period_ns(const struct pit *p);
 
+/* output.c: what leaves for the outside world */
+enum ftvm_out { FTVM_OUT_CONSOLE = 1, FTVM_OUT_NET, FTVM_OUT_DISK };
+void ftvm_output(struct ftvm *vm, enum ftvm_out kind, uint64_t id,
+                 const void *data, size_t len);
+int ftvm_gate_start(struct ftvm *vm);
+void ftvm_gate_end(struct ftvm *vm);
+void ftvm_gate_pump(struct ftvm *vm);
+
 /* disk.c */
 int disk_open(struct ftvm *vm, const char *path);
 void disk_close(struct ftvm *vm);
 uint32_t disk_read(struct ftvm *vm, uint32_t reg);
 void disk_write(struct ftvm *vm, uint32_t reg, uint32_t val);
 int disk_complete(struct ftvm *vm);
+void disk_perform(struct ftvm *vm, const void *req, size_t len);
+void disk_reissue(struct ftvm *vm);
 
 /* nic.c */
 int nic_open(struct ftvm *vm, const char *spec);
@@ -231,6 +243,7 @@ uint32_t nic_read(struct ftvm *vm, uint32_t reg);
 void nic_write(struct ftvm *vm, uint32_t reg, uint32_t val);
 int nic_receive(struct ftvm *vm);
 bool nic_can_receive(struct ftvm *vm);
+void nic_send(struct ftvm *vm, const void *frame, size_t len);
 
 /* timer.c: host time drives the PIT on the primary */
 int ftvm_timer_start(struct ftvm *vm);

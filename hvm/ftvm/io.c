@@ -51,8 +51,8 @@ static void uart_write(struct ftvm *vm, int reg, uint8_t val)
     case 0:
         if (u->lcr & LCR_DLAB)
             u->dll = val;
-        else if (vm->console)
-            fputc(val, vm->console);
+        else
+            ftvm_output(vm, FTVM_OUT_CONSOLE, vm->output_id, &val, 1);
         break;
     case 1:
         if (u->lcr & LCR_DLAB)

@@ -127,6 +127,18 @@ static bool ring_ok(struct ftvm *vm, uint32_t ring, uint32_t size)
     return size && ring <= vm->ram_size - RING_HDR - size * SLOT_SIZE;
 }
 
+/* A frame leaves for the host's network; a lost one is the network's. */
+void nic_send(struct ftvm *vm, const void *frame, size_t len)
+{
+    struct nic *n = &vm->nic;
+
+    if (n->fd >= 0 && n->tap)
+        (void)!write(n->fd, frame, len);
+    else if (n->fd >= 0)
+        (void)!sendto(n->fd, frame, len, 0, (struct sockaddr *)&n->peer,
+                      sizeof(n->peer));
+}
+
 /* Transmit what the guest posted: outputs, then marked sent. */
 static void transmit(struct ftvm *vm, uint32_t avail)
 {
@@ -148,11 +160,9 @@ static void transmit(struct ftvm *vm, uint32_t avail)
             r.u.output.id = ++vm->output_id;
             if (!ftvm_input(vm, &r))
                 return;
-            if (vm->mode != FTVM_REPLAY && n->fd >= 0 && n->tap)
-                (void)!write(n->fd, vm->ram + addr, len);
-            else if (vm->mode != FTVM_REPLAY && n->fd >= 0)
-                (void)!sendto(n->fd, vm->ram + addr, len, 0,
-                              (struct sockaddr *)&n->peer, sizeof(n->peer));
+            if (vm->mode != FTVM_REPLAY && n->fd >= 0)
+                ftvm_output(vm, FTVM_OUT_NET, vm->output_id, vm->ram + addr,
+                            len);
         }
         put32(vm, slot + 8, status);
         put32(vm, n->tx_ring + 4, ftvm_mem32(vm, n->tx_ring + 4) + 1);

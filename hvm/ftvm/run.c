@@ -40,6 +40,8 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
     if (__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED))
         return STEP_DONE;
 
+    ftvm_gate_pump(vm);
+
     /* Cleared before ticks_due is read, so that no tick is missed. */
     __atomic_exchange_n(&vm->kick, 0, __ATOMIC_SEQ_CST);
     due = __atomic_load_n(&vm->ticks_due, __ATOMIC_ACQUIRE);
@@ -328,6 +330,8 @@ int ftvm_serve(struct ftvm *vm)
                     ftvm_ft_append(vm, &r);
                 }
                 ftvm_notify(vm);
+                if (!vm->status)
+                    ftvm_gate_end(vm);
             }
             break;
         }

@@ -93,15 +93,21 @@ void ftvm_timer_stop(struct ftvm *vm)
  */
 int ftvm_timer_wait(struct ftvm *vm, int timeout_ms, int io_fd)
 {
-    struct pollfd p[3] = { { .fd = vm->tick_fd, .events = POLLIN },
+    struct pollfd p[4] = { { .fd = vm->tick_fd, .events = POLLIN },
                            { .fd = vm->ctl_fd, .events = POLLIN },
-                           { .fd = io_fd, .events = POLLIN } };
+                           { .fd = io_fd, .events = POLLIN },
+                           /* acknowledgements for the output gate */
+                           { .fd = vm->gate ? vm->down_fd : -1,
+                             .events = POLLIN } };
     uint64_t n;
     int rc;
 
     if (__atomic_load_n(&vm->ticks_due, __ATOMIC_ACQUIRE) != vm->ticks_done)
         return 1;
-    rc = poll(p, 3, timeout_ms);
+    rc = poll(p, 4, timeout_ms);
+    if (rc > 0 && (p[3].revents & POLLIN) &&
+        read(vm->down_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+        return -errno;
     if (rc < 0)
         return errno == EINTR ? 0 : -errno;
     if ((p[0].revents & POLLIN) &&

@@ -485,6 +485,8 @@ void ftvm_destroy(struct ftvm *vm)
     vm->uc = NULL;
     free(vm->ram);
     vm->ram = NULL;
+    xlft_gate_free(vm->gate);
+    vm->gate = NULL;
     ftvm_detach(vm);
     free(vm->ring_mem);
     vm->ring_mem = NULL;

@@ -84,6 +84,17 @@ else
     bad "stall: $(cat "$work/d.err" "$work/p.err")"
 fi
 
+# 2b. The output rule: nothing leaves before its record is acknowledged.
+if serve p --guest "$cpu" --cmdline seed=4 --paused &&
+   d0 "$work/p.sock" record "$work/log2b" --seconds 1 \
+       --gate-check "$work/p.con" >"$work/d.out" 2>"$work/d.err" &&
+   [ "$(ended p)" = 0 ]; then
+    ok "output rule: console held while unacknowledged \
+($(grep '^held' "$work/d.out")), released on acknowledgement"
+else
+    bad "output rule: $(cat "$work/d.err" "$work/p.err")"
+fi
+
 # 3. DISABLE ends the log where it is; the guest runs on unrecorded.
 if serve p --guest "$cpu" --cmdline seed=6 --paused &&
    d0 "$work/p.sock" record "$work/log3" --seconds 1 --disable \
@@ -141,6 +152,40 @@ if serve p --guest "$cpu" --cmdline seed=8 --paused &&
         bad "failover: $(cat "$work/d.out" "$work/d.err" "$work/s.err")"
         d0 "$work/s.sock" stop >/dev/null 2>&1
     fi
+    ended p >/dev/null
+    ended s >/dev/null
+fi
+
+# 5b. The same with a disk shared by both: the write the primary held in
+# its gate when it died is done again by the secondary, whose guest reads
+# back what it wrote, round after round.
+truncate -s 2M "$work/disk"
+if serve p --guest "$build/guests/disk.bin" --cmdline every=1 --paused \
+       --disk "$work/disk" &&
+   serve s --incoming --disk "$work/disk"; then
+    ppid=$(pgrep -f "^$ftvm serve --control $work/p.sock" | head -1)
+    if d0 pair "$work/p.sock" "$work/s.sock" --seconds 1 --kill "$ppid" \
+           >"$work/d.out" 2>"$work/d.err"; then
+        before=$(grep -c ' ok' "$work/s.con")
+        i=0
+        while [ "$(grep -c ' ok' "$work/s.con")" -le $((before + 20)) ] &&
+              [ $i -lt 200 ]; do
+            i=$((i + 1))
+            sleep 0.05  # the live secondary's console, bounded: 10 s
+        done
+        after=$(grep -c ' ok' "$work/s.con")
+        if [ "$after" -gt $((before + 20)) ] &&
+           ! grep -q FAILED "$work/s.con"; then
+            ok "disk failover: the live secondary goes on reading back \
+what it wrote ($before rounds at go-live, $after later)"
+        else
+            bad "disk failover: $before then $after rounds; \
+$(grep FAILED "$work/s.con" | head -1)"
+        fi
+    else
+        bad "disk failover: $(cat "$work/d.err" "$work/s.err")"
+    fi
+    d0 "$work/s.sock" stop >/dev/null 2>&1
     ended p >/dev/null
     ended s >/dev/null
 fi

@@ -8,12 +8,15 @@
  *                  | stop | save FILE | restore FILE | raw HEX
  *   ftvm-dom0 SOCK busy
  *   ftvm-dom0 SOCK record LOG --seconds S [--ring BYTES] [--hold]
- *                  [--disable]
+ *                  [--disable] [--gate-check CONSOLE]
  *   ftvm-dom0 pair PSOCK SSOCK --seconds S [--ring BYTES] [--kill PID]
  *
  * busy: a second client is refused while one is connected.
  * record: recording from here into a stored log for S seconds, then STOP
- *   (or DISABLE: the guest runs on unrecorded).
+ *   (or DISABLE: the guest runs on unrecorded).  Records are acknowledged
+ *   once in the log.  --gate-check withholds acknowledgements for a second
+ *   and checks that the guest's console file stays empty meanwhile, then
+ *   that it fills once they come.
  *   --hold leaves the ring undrained until the vCPU stalls on it, then
  *   checks that the stalled ftvm answers STATUS and refuses PAUSE.
  * pair: PSOCK's guest is copied into SSOCK's (SAVE into RESTORE), then
@@ -32,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +127,15 @@ static struct xlft_ring start(struct xlft_ftvm *c, uint16_t op,
     return r;
 }
 
+static bool acking = true;
+
+static long file_size(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
 /* Records from the record ring into the log: how many. */
 static uint32_t pump_log(struct xlft_ring *r, struct xlft_logw *w)
 {
@@ -145,6 +158,12 @@ static uint32_t pump_log(struct xlft_ring *r, struct xlft_logw *w)
         if (xlft_logw_append(w, buf, (size_t)n, msg, sizeof(msg)))
             die("%s", msg);
         total += nrec;
+        if (acking) {
+            /* The log holds them: outputs up to here may leave. */
+            ft_ring_set_ack(&r->ring, xlft_logw_seq(w));
+            if (xlft_ring_notify(r))
+                die("cannot notify ftvm");
+        }
     }
 }
 
@@ -157,6 +176,7 @@ static int record(const char *sock, int argc, char **argv)
     struct xlft_ring r;
     bool hold = false, stopping = false;
     uint16_t end_op = FTVM_OP_STOP;
+    const char *console = NULL;
     char msg[300];
 
     if (argc < 1)
@@ -170,6 +190,8 @@ static int record(const char *sock, int argc, char **argv)
             hold = true;
         else if (!strcmp(argv[i], "--disable"))
             end_op = FTVM_OP_DISABLE;
+        else if (!strcmp(argv[i], "--gate-check") && i + 1 < argc)
+            console = argv[++i];
         else
             die("record: unknown argument %s", argv[i]);
     }
@@ -196,6 +218,41 @@ static int record(const char *sock, int argc, char **argv)
             -EBUSY)
             die("a stalled vCPU accepted PAUSE (error %d)", rep.error);
         printf("pause while stalled: %s\n", rep.msg);
+    }
+
+    if (console) {
+        uint64_t until = now_ms() + 1000, limit = now_ms() + 20000;
+        struct ftvm_ctl_status st;
+
+        /* Records flow, acknowledgements do not: nothing may come out. */
+        acking = false;
+        while (now_ms() < until) {
+            int fds[1] = { r.up_fd };
+
+            pump_log(&r, w);
+            if (file_size(console) != 0)
+                die("console output left before its record was "
+                    "acknowledged (%ld bytes)", file_size(console));
+            if (ft_ring_wait(&r.ring) == FT_EAGAIN)
+                wait_any(fds, 1, 50);
+            drain_fd(r.up_fd);
+        }
+        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        st = rep.st;
+        printf("held: %" PRIu64 " records, console empty\n", st.seq);
+        acking = true;
+        while (file_size(console) <= 0) {
+            int fds[1] = { r.up_fd };
+
+            if (now_ms() > limit)
+                die("console output still held 20 s after its records "
+                    "were acknowledged");
+            pump_log(&r, w);
+            if (ft_ring_wait(&r.ring) == FT_EAGAIN)
+                wait_any(fds, 1, 50);
+            drain_fd(r.up_fd);
+        }
+        printf("released: console has %ld bytes\n", file_size(console));
     }
 
     deadline = now_ms() + seconds * 1000;
@@ -282,6 +339,10 @@ static bool move(struct mover *m)
         m->off += (uint32_t)n;
         m->moved += nrec;
         any = true;
+        /* The secondary holds them: the primary's outputs may leave. */
+        ft_ring_set_ack(&m->from->ring, m->moved);
+        if (xlft_ring_notify(m->from))
+            die("cannot notify the primary");
     }
 }
 
@@ -456,14 +517,21 @@ static int command(struct xlft_ftvm *c, int argc, char **argv)
     if (!strcmp(argv[2], "raw") && argc == 4)
         return raw(c, argv[3]);
     if (!strcmp(argv[2], "busy") && argc == 3) {
-        struct xlft_ftvm *second = connect_to(argv[1]);
+        struct xlft_ftvm *second;
+        int rc;
 
-        /* The refusal comes unasked, as the second client's first reply. */
-        xlft_ftvm_recv(second, &rep, NULL);
-        xlft_ftvm_close(second);
-        printf("error=%d msg=%s\n", rep.error, rep.msg);
         call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
-        return 0;
+        second = connect_to(argv[1]);
+        rc = xlft_ftvm_call(second, FTVM_OP_STATUS, 0, 0, -1, &rep, NULL);
+        printf("error=%d msg=%s\n", rep.error, rep.msg);
+        /* Refused again, and the first client is still served. */
+        if (rc != -EBUSY ||
+            xlft_ftvm_call(second, FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL) !=
+            -EBUSY)
+            rc = 1;
+        xlft_ftvm_close(second);
+        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        return rc == -EBUSY ? 0 : 1;
     }
     if (!strcmp(argv[2], "status")) {
         bool hash = argc == 4 && !strcmp(argv[3], "--hash");
