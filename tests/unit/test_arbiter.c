@@ -114,10 +114,10 @@ static void test_damaged_claim(void)
 }
 
 /*
- * Two processes claim the same 300 generations at once: each one is won
+ * Two processes claim the same 1000 generations at once: each one is won
  * exactly once, and both agree on who won it.
  */
-#define RACE_GENS 300
+#define RACE_GENS 1000
 
 static void claim_all(const char *me, int fd)
 {
@@ -178,5 +178,5 @@ void register_arbiter_tests(void)
     CU_add_test(s, "unreachable storage is never a grant",
                 test_unreachable);
     CU_add_test(s, "a damaged claim is an error", test_damaged_claim);
-    CU_add_test(s, "two processes race for 300 generations", test_race);
+    CU_add_test(s, "two processes race for 1000 generations", test_race);
 }
