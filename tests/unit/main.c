@@ -24,6 +24,7 @@ int main(void)
     register_pic_tests();
     register_arbiter_tests();
     register_gate_tests();
+    register_liveness_tests();
     register_stress_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
