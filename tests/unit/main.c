@@ -23,6 +23,7 @@ int main(void)
     register_logfile_tests();
     register_pic_tests();
     register_stress_tests();
+    register_frame_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
