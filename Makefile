@@ -33,7 +33,7 @@ FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c))
 FTLOG_SRC := tools/ftlog/ftlog.c
 GUESTS   := idle cpu disk netrx nettx kvstore
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
-LIBS     := -lxxhash -lpthread
+LIBS     := -lxxhash -lpthread -lcrypto -levent
 
 # Two builds of the same sources: rel (the product) and san (ASan+UBSan).
 rel_CFLAGS  := -O2 -g -fPIC

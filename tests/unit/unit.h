@@ -21,6 +21,7 @@ void register_replay_tests(void);
 void register_logfile_tests(void);
 void register_pic_tests(void);
 void register_frame_tests(void);
+void register_crypto_tests(void);
 
 /* A ring of 'data' bytes in malloc'd memory, owned by 'owner'. */
 static inline void *ring_mem_new(uint32_t data, uint32_t *mem_size)
