@@ -44,7 +44,7 @@ san_LDFLAGS := -fsanitize=address,undefined
 
 .PHONY: all deps deps-check deps-bench deps-demo check check-unit check-san \
         soak demo \
-        check-ftvm \
+        check-ftvm check-channel \
         check-freestanding check-fuzz fuzz-corpus bench install clean
 .DEFAULT_GOAL := all
 
@@ -140,7 +140,7 @@ $(BUILD)/tests/unit-tests-san: $(san_UNIT_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ) \
 # --- checks -----------------------------------------------------------
 
 check: deps-check all check-freestanding check-unit check-san check-ftvm \
-       check-fuzz
+       check-channel check-fuzz
 	@echo "make check: all passed"
 
 # ftvm end to end: record/replay pairs in separate processes, and logs
@@ -165,6 +165,23 @@ check-unit: deps-check $(BUILD)/tests/unit-tests
 check-san: deps-check $(BUILD)/tests/unit-tests-san
 	cd tests/unit && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1 ../../$(BUILD)/tests/unit-tests-san
+
+# The logging channel end to end over TCP on loopback, also under
+# ASan+UBSan.
+CHAN_TEST := tests/channel/loopback.c tests/lib/records.c
+$(BUILD)/tests/chan-loopback: $(CHAN_TEST:%.c=$(BUILD)/obj/rel/%.o) \
+                              $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LIBS)
+$(BUILD)/tests/chan-loopback-san: $(CHAN_TEST:%.c=$(BUILD)/obj/san/%.o) \
+                                  $(san_XLFT_OBJ) $(san_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
+check-channel: deps-check $(BUILD)/tests/chan-loopback \
+               $(BUILD)/tests/chan-loopback-san
+	timeout -k 5 300 $(BUILD)/tests/chan-loopback
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		timeout -k 5 300 $(BUILD)/tests/chan-loopback-san
 
 # hvm/core must build unchanged as freestanding code for both x86 widths.
 FREE_OBJ := $(foreach a,x86_64 i386,\
