@@ -5,7 +5,8 @@
  *   make fuzz-corpus      (builds this, then: mkcorpus tests/fuzz/corpus)
  *
  * writes corpus/fuzz_log/ (raw record streams), corpus/fuzz_logfile/
- * (stored logs) and corpus/fuzz_frame/ (logging channel frames).  The
+ * (stored logs), corpus/fuzz_frame/ and corpus/fuzz_session/ (logging
+ * channel frames, and the first frames a session meets).  The
  * valid seeds come from the real recorder, through a record ring, the
  * real log writer and the real frame encoder, so that they follow the
  * format as implemented rather than as a test author understood it; a
@@ -901,6 +902,21 @@ static void write_frame_seeds(void)
     add_frame(&b, &m[XLFT_T_ERROR], 0);
     b.p[XLFT_HDR_SIZE + XLFT_ERROR_HDR_SIZE] = '\n';
     put_frames("error_unprintable", &b);
+
+    /* fuzz_session's peers: pair 0x0123456789abcdef, encryption on. */
+    b.len = 0;
+    add_frame(&b, &m[XLFT_T_HELLO], 0);
+    write_file("fuzz_session", "hello", b.p, b.len);
+    add_frame(&b, &m[XLFT_T_HELLO_ACK], 1);
+    write_file("fuzz_session", "hello_then_ack", b.p, b.len);
+    b.len = 0;
+    add_frame(&b, &m[XLFT_T_HELLO_ACK], 0);
+    write_file("fuzz_session", "hello_ack", b.p, b.len);
+    add_frame(&b, &m[XLFT_T_LOG], 1);
+    write_file("fuzz_session", "hello_ack_then_log", b.p, b.len);
+    b.len = 0;
+    add_frame(&b, &m[XLFT_T_ERROR], 0);
+    write_file("fuzz_session", "error", b.p, b.len);
     free(recs.p);
     free(b.p);
     free(t.p);
@@ -926,6 +942,7 @@ int main(int argc, char **argv)
     make_dir("fuzz_log");
     make_dir("fuzz_logfile");
     make_dir("fuzz_frame");
+    make_dir("fuzz_session");
     write_log_seeds();
     write_logfile_seeds();
     write_frame_seeds();
