@@ -27,7 +27,7 @@
 #define HANDSHAKE_MS_DEFAULT 5000u
 /* How long a closing channel tries to send what is queued. */
 #define LINGER_MS            1000u
-#define WHY_MAX              256u
+#define WHY_MAX              320u
 
 enum cstate {
     C_HANDSHAKE,

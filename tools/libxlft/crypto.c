@@ -26,7 +26,7 @@
 #define IV_SIZE     12u
 #define OKM_SIZE    (2 * (XLFT_KEY_SIZE + IV_SIZE) + XLFT_KEY_SIZE)
 #define HELLO_FRAME (XLFT_HDR_SIZE + XLFT_HELLO_SIZE)
-#define TEXT_MAX    256u
+#define TEXT_MAX    320u
 
 static const char kdf_label[] = "xenft channel v1";
 static const char mac_label_r[] = "xenft responder";
@@ -480,14 +480,15 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
         return -EBADMSG;
     }
     if (lo > up) {
-        snprintf(text, TEXT_MAX, "no channel version in common: the peer "
-                 "speaks %u to %u, this side %u to %u", hi->ver_min,
+        snprintf(text, TEXT_MAX, "no channel version in common: the "
+                 "initiator speaks %u to %u, the responder %u to %u",
+                 hi->ver_min,
                  hi->ver_max, XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX);
         return -EPROTONOSUPPORT;
     }
     if (hi->log_version != FT_LOG_VERSION) {
-        snprintf(text, TEXT_MAX, "the peer's records are log format "
-                 "version %u, this side's %u", hi->log_version,
+        snprintf(text, TEXT_MAX, "log format versions differ: initiator "
+                 "%u, responder %u", hi->log_version,
                  FT_LOG_VERSION);
         return -EPROTONOSUPPORT;
     }
@@ -496,14 +497,15 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
         return -ECONNREFUSED;
     }
     if (hi->pair_id != s->cfg.pair_id) {
-        snprintf(text, TEXT_MAX, "the peer protects pair %#llx, this side "
-                 "pair %#llx", (unsigned long long)hi->pair_id,
+        snprintf(text, TEXT_MAX, "pair ids differ: initiator %#llx, "
+                 "responder %#llx", (unsigned long long)hi->pair_id,
                  (unsigned long long)s->cfg.pair_id);
         return -ECONNREFUSED;
     }
     if (hi->enc != s->cfg.enc) {
-        snprintf(text, TEXT_MAX, "the peer has encryption %s, this side %s",
-                 enc_name(hi->enc), enc_name(s->cfg.enc));
+        snprintf(text, TEXT_MAX, "encryption settings differ: initiator "
+                 "%s, responder %s", enc_name(hi->enc),
+                 enc_name(s->cfg.enc));
         return -ECONNREFUSED;
     }
     s->version = (uint16_t)up;
@@ -542,8 +544,9 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
 
     if (a->version < XLFT_WIRE_VERSION_MIN ||
         a->version > XLFT_WIRE_VERSION_MAX || h->version != a->version) {
-        snprintf(text, TEXT_MAX, "the peer chose channel version %u (frame "
-                 "version %u); this side offered %u to %u", a->version,
+        snprintf(text, TEXT_MAX, "the responder chose channel version %u "
+                 "(frame version %u); the initiator offered %u to %u",
+                 a->version,
                  h->version, XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX);
         return -EPROTONOSUPPORT;
     }
@@ -552,23 +555,22 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
         confirm_mac(s, mac_label_r, mac))
         return -EIO;
     if (CRYPTO_memcmp(mac, a->mac, sizeof(mac))) {
-        snprintf(text, TEXT_MAX, "the peer (domid %u) has a different key: "
-                 "its key confirmation does not match", a->domid);
+        snprintf(text, TEXT_MAX, "peer has a different key (the key "
+                 "confirmation of domid %u does not match)", a->domid);
         return -EACCES;
     }
     if (a->log_version != FT_LOG_VERSION) {
-        snprintf(text, TEXT_MAX, "the peer's records are log format "
-                 "version %u, this side's %u", a->log_version,
-                 FT_LOG_VERSION);
+        snprintf(text, TEXT_MAX, "log format versions differ: initiator "
+                 "%u, responder %u", FT_LOG_VERSION, a->log_version);
         return -EPROTONOSUPPORT;
     }
     if (a->role == s->cfg.role || a->pair_id != s->cfg.pair_id ||
         a->enc != s->cfg.enc) {
-        snprintf(text, TEXT_MAX, "the peer is %s of pair %#llx with "
-                 "encryption %s; this side %s of %#llx with %s",
-                 role_name(a->role), (unsigned long long)a->pair_id,
-                 enc_name(a->enc), role_name(s->cfg.role),
-                 (unsigned long long)s->cfg.pair_id, enc_name(s->cfg.enc));
+        snprintf(text, TEXT_MAX, "the initiator is %s of pair %#llx with "
+                 "encryption %s, the responder %s of %#llx with %s",
+                 role_name(s->cfg.role), (unsigned long long)s->cfg.pair_id,
+                 enc_name(s->cfg.enc), role_name(a->role),
+                 (unsigned long long)a->pair_id, enc_name(a->enc));
         return -ECONNREFUSED;
     }
     s->version = a->version;
@@ -598,16 +600,16 @@ static int on_finish(struct xlft_session *s, const struct xlft_hello_ack *a,
     if (confirm_mac(s, mac_label_i, mac))
         return -EIO;
     if (CRYPTO_memcmp(mac, a->mac, sizeof(mac))) {
-        snprintf(text, TEXT_MAX, "the peer (domid %u) has a different key: "
-                 "its key confirmation does not match", hi->domid);
+        snprintf(text, TEXT_MAX, "peer has a different key (the key "
+                 "confirmation of domid %u does not match)", hi->domid);
         return -EACCES;
     }
     if (a->version != s->version || a->role != hi->role ||
         a->enc != hi->enc || a->log_version != hi->log_version ||
         a->domid != hi->domid || a->pair_id != hi->pair_id ||
         memcmp(a->nonce, hi->nonce, sizeof(a->nonce))) {
-        snprintf(text, TEXT_MAX, "the peer's HELLO_ACK does not repeat its "
-                 "HELLO and the chosen version %u", s->version);
+        snprintf(text, TEXT_MAX, "the initiator's HELLO_ACK does not "
+                 "repeat its HELLO and the chosen version %u", s->version);
         return -EPROTO;
     }
     s->state = S_LIVE;
@@ -731,7 +733,7 @@ static int recv_frame(struct xlft_session *s, uint8_t *frame, size_t len,
 
     if (m->type == XLFT_T_ERROR) {
         snprintf(text, TEXT_MAX, "the peer ended the connection (%s "
-                 "error): %s", err_name(m->u.error.code),
+                 "error): \"%s\"", err_name(m->u.error.code),
                  m->u.error.reason);
         return -ECONNABORTED;
     }

@@ -19,6 +19,8 @@
  *   -EPROTO           a frame out of sequence (replayed, reordered, one
  *                     missing) or out of turn;
  *   -ENODATA          less than a whole frame given;
+ *   -EINVAL           more than one frame given, or a bad argument;
+ *   -EIO              OpenSSL failed (no random bytes, ...);
  *   and the header errors of xlft_frame.h.
  * The first error is final: the session refuses everything after it.
  */
