@@ -415,17 +415,16 @@ int xlft_session_seal(struct xlft_session *s, const struct xlft_msg *m,
 
 /* --- handshake ----------------------------------------------------- */
 
-/* A handshake frame in clear, version 'version'. */
+/*
+ * A handshake frame in clear, version 'version', numbered as this
+ * side's next; the caller counts it once it is sure to send it.
+ */
 static int put_clear(struct xlft_session *s, const struct xlft_msg *m,
                      unsigned int version, uint8_t *out, size_t cap,
                      char *text)
 {
-    int n = xlft_frame_put(m, (uint8_t)version, s->tx.seq, out, cap,
-                           text, TEXT_MAX);
-
-    if (n > 0)
-        s->tx.seq++;
-    return n;
+    return xlft_frame_put(m, (uint8_t)version, s->tx.seq, out, cap, text,
+                          TEXT_MAX);
 }
 
 int xlft_session_start(struct xlft_session *s, uint8_t *out, size_t cap,
@@ -458,6 +457,7 @@ int xlft_session_start(struct xlft_session *s, uint8_t *out, size_t cap,
         return -EIO;
     }
     memcpy(out, s->hello, HELLO_FRAME);
+    s->tx.seq++;
     s->state = S_WAIT_ACK;
     return n;
 }
@@ -482,14 +482,13 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
     if (lo > up) {
         snprintf(text, TEXT_MAX, "no channel version in common: the "
                  "initiator speaks %u to %u, the responder %u to %u",
-                 hi->ver_min,
-                 hi->ver_max, XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX);
+                 hi->ver_min, hi->ver_max, XLFT_WIRE_VERSION_MIN,
+                 XLFT_WIRE_VERSION_MAX);
         return -EPROTONOSUPPORT;
     }
     if (hi->log_version != FT_LOG_VERSION) {
         snprintf(text, TEXT_MAX, "log format versions differ: initiator "
-                 "%u, responder %u", hi->log_version,
-                 FT_LOG_VERSION);
+                 "%u, responder %u", hi->log_version, FT_LOG_VERSION);
         return -EPROTONOSUPPORT;
     }
     if (hi->role == s->cfg.role) {
@@ -529,6 +528,7 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
         confirm_mac(s, mac_label_r, reply + n - XLFT_MAC_SIZE))
         return -EIO;
     *reply_len = (size_t)n;
+    s->tx.seq++;
     s->state = S_WAIT_FINISH;
     return 0;
 }
@@ -546,8 +546,8 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
         a->version > XLFT_WIRE_VERSION_MAX || h->version != a->version) {
         snprintf(text, TEXT_MAX, "the responder chose channel version %u "
                  "(frame version %u); the initiator offered %u to %u",
-                 a->version,
-                 h->version, XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX);
+                 a->version, h->version, XLFT_WIRE_VERSION_MIN,
+                 XLFT_WIRE_VERSION_MAX);
         return -EPROTONOSUPPORT;
     }
     s->peer_domid = a->domid;
@@ -586,6 +586,7 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
     if (n < 0)
         return -EIO;
     *reply_len = (size_t)n;
+    s->tx.seq++;
     s->state = S_LIVE;
     return 0;
 }
