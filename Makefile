@@ -33,7 +33,7 @@ FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c))
 FTLOG_SRC := tools/ftlog/ftlog.c
 GUESTS   := idle cpu disk netrx nettx kvstore
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
-LIBS     := -lxxhash -lpthread
+LIBS     := -lxxhash -lpthread -lcrypto -levent
 
 # Two builds of the same sources: rel (the product) and san (ASan+UBSan).
 rel_CFLAGS  := -O2 -g -fPIC
@@ -44,7 +44,7 @@ san_LDFLAGS := -fsanitize=address,undefined
 
 .PHONY: all deps deps-check deps-bench deps-demo check check-unit check-san \
         soak demo \
-        check-ftvm \
+        check-ftvm check-channel \
         check-freestanding check-fuzz fuzz-corpus bench install clean
 .DEFAULT_GOAL := all
 
@@ -158,7 +158,7 @@ $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
 # --- checks -----------------------------------------------------------
 
 check: deps-check all check-freestanding check-unit check-san check-ftvm \
-       check-fuzz
+       check-channel check-fuzz
 	@echo "make check: all passed"
 
 # ftvm end to end: record/replay pairs in separate processes, and logs
@@ -188,6 +188,23 @@ check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 		sh tests/ftvm/attached.sh $(SAN)
+
+# The logging channel end to end over TCP on loopback, also under
+# ASan+UBSan.
+CHAN_TEST := tests/channel/loopback.c tests/lib/records.c
+$(BUILD)/tests/chan-loopback: $(CHAN_TEST:%.c=$(BUILD)/obj/rel/%.o) \
+                              $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LIBS)
+$(BUILD)/tests/chan-loopback-san: $(CHAN_TEST:%.c=$(BUILD)/obj/san/%.o) \
+                                  $(san_XLFT_OBJ) $(san_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
+check-channel: deps-check $(BUILD)/tests/chan-loopback \
+               $(BUILD)/tests/chan-loopback-san
+	timeout -k 5 300 $(BUILD)/tests/chan-loopback
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		timeout -k 5 300 $(BUILD)/tests/chan-loopback-san
 
 # hvm/core must build unchanged as freestanding code for both x86 widths.
 FREE_OBJ := $(foreach a,x86_64 i386,\
@@ -225,7 +242,8 @@ fuzz-corpus: deps
 	@mkdir -p $(BUILD)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) tests/fuzz/mkcorpus.c \
 		$(CORE_SRC) $(XLFT_SRC) -o $(BUILD)/mkcorpus $(LIBS)
-	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl)
+	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \
+		fuzz_frame fuzz_session)
 	$(BUILD)/mkcorpus tests/fuzz/corpus
 
 check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)

@@ -4,7 +4,8 @@
 #   tools/deps.sh [GROUP...]   groups: build (default), check, bench, demo
 set -eu
 
-build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev"
+build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev libssl-dev
+       libevent-dev"
 check="libcunit1-dev clang libclang-rt-14-dev procps"
 bench="valgrind"
 demo="iproute2"

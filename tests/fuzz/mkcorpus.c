@@ -5,10 +5,13 @@
  *   make fuzz-corpus      (builds this, then: mkcorpus tests/fuzz/corpus)
  *
  * writes corpus/fuzz_log/ (raw record streams), corpus/fuzz_logfile/
- * (stored logs) and corpus/fuzz_ctl/ (ftvm control requests).  The valid seeds come from the real recorder, through a
- * record ring, and the real log writer, so that they follow the format
- * as implemented rather than as a test author understood it; a few
- * hand-made records and damaged copies cover what the encoder never
+ * (stored logs), corpus/fuzz_ctl/ (ftvm control requests),
+ * corpus/fuzz_frame/ and corpus/fuzz_session/ (logging channel frames,
+ * and the first frames a session meets).  The valid seeds come from the
+ * real recorder, through a record ring, the real log writer and the real
+ * frame encoder, so that they follow the format as implemented rather
+ * than as a test author understood it; a few hand-made records and
+ * damaged copies cover what the encoder never
  * writes.  The output is deterministic: rerunning gives the same files.
  */
 #include <errno.h>
@@ -24,6 +27,7 @@
 #include "ft_recorder.h"
 #include "ft_ring.h"
 #include "ftvm_ctl.h"
+#include "xlft_frame.h"
 #include "xlft_logfile.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
@@ -776,6 +780,150 @@ static void write_logfile_seeds(void)
     free(t.p);
 }
 
+/* --- logging channel frames ------------------------------------------- */
+
+/* Append the frame of 'm' (in clear, version 1, number 'seq') to 'b'. */
+static void add_frame(struct buf *b, const struct xlft_msg *m, uint64_t seq)
+{
+    static uint8_t tmp[XLFT_FRAME_MAX];
+    char msg[160];
+    int n = xlft_frame_put(m, 1, seq, tmp, sizeof(tmp), msg, sizeof(msg));
+
+    if (n < 0)
+        die("frame %s: %s", xlft_type_name(m->type), msg);
+    buf_add(b, tmp, (size_t)n);
+}
+
+static void put_frames(const char *name, const struct buf *b)
+{
+    write_file("fuzz_frame", name, b->p, b->len);
+}
+
+static void write_frame_seeds(void)
+{
+    struct buf recs = { 0 }, b = { 0 }, t = { 0 };
+    struct xlft_msg m[XLFT_T_MAX + 1];
+    uint32_t nrec;
+    unsigned int i;
+    char name[64];
+
+    stream(&recs, do_mixed, 0);
+    if (ft_log_scan(recs.p, (uint32_t)recs.len, &nrec) != (int)recs.len)
+        die("mixed records do not scan");
+
+    memset(m, 0, sizeof(m));
+    m[XLFT_T_HELLO].u.hello = (struct xlft_hello){
+        .ver_min = 1, .ver_max = 1, .role = XLFT_ROLE_PRIMARY,
+        .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
+        .domid = 5, .pair_id = 0x0123456789abcdefull,
+    };
+    memset(m[XLFT_T_HELLO].u.hello.nonce, 0x11, XLFT_NONCE_SIZE);
+    m[XLFT_T_HELLO_ACK].u.hello_ack = (struct xlft_hello_ack){
+        .version = 1, .role = XLFT_ROLE_SECONDARY,
+        .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
+        .domid = 9, .pair_id = 0x0123456789abcdefull,
+    };
+    memset(m[XLFT_T_HELLO_ACK].u.hello_ack.nonce, 0x22, XLFT_NONCE_SIZE);
+    memset(m[XLFT_T_HELLO_ACK].u.hello_ack.mac, 0x33, XLFT_MAC_SIZE);
+    m[XLFT_T_LOG].u.log = (struct xlft_log){
+        .first_seq = 1, .sent_ns = 1000000, .count = nrec,
+        .len = (uint32_t)recs.len, .recs = recs.p,
+    };
+    m[XLFT_T_ACK].u.ack = (struct xlft_ack){ nrec, nrec - 1, 1000000,
+                                             2000000 };
+    m[XLFT_T_HEARTBEAT].u.heartbeat = (struct xlft_heartbeat){ 3000000,
+                                                               2500000 };
+    m[XLFT_T_STATE].u.state = (struct xlft_state){
+        .offset = 0, .total = 64, .base_seq = 0, .len = 16,
+        .data = (const uint8_t *)"guest state 0123",
+    };
+    m[XLFT_T_GOLIVE].u.golive_seq = nrec;
+    m[XLFT_T_SHUTDOWN].u.shutdown_seq = nrec;
+    for (i = 1; i <= XLFT_T_MAX; i++)
+        m[i].type = (uint8_t)i;
+    xlft_msg_error(&m[XLFT_T_ERROR], XLFT_ERR_AUTH,
+                   "key confirmation failed: peer has a different key");
+
+    for (i = 1; i <= XLFT_T_MAX; i++) {
+        const char *k = xlft_type_name(i);
+        size_t j;
+
+        b.len = 0;
+        add_frame(&b, &m[i], i);
+        snprintf(name, sizeof(name), "type%u_", i);
+        for (j = strlen(name); *k && j < sizeof(name) - 1; k++)
+            name[j++] = (char)(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
+        name[j] = '\0';
+        put_frames(name, &b);
+    }
+
+    /* A connection's worth, primary to secondary. */
+    b.len = 0;
+    add_frame(&b, &m[XLFT_T_HELLO], 0);
+    add_frame(&b, &m[XLFT_T_HELLO_ACK], 1);
+    add_frame(&b, &m[XLFT_T_STATE], 2);
+    add_frame(&b, &m[XLFT_T_LOG], 3);
+    add_frame(&b, &m[XLFT_T_HEARTBEAT], 4);
+    add_frame(&b, &m[XLFT_T_GOLIVE], 5);
+    add_frame(&b, &m[XLFT_T_SHUTDOWN], 6);
+    put_frames("stream", &b);
+
+    /* Damaged copies: each names the check it should meet. */
+    buf_copy(&t, &b);
+    t.p[0] = 'Y';
+    put_frames("bad_magic", &t);
+    buf_copy(&t, &b);
+    t.p[4] = 0;
+    put_frames("bad_version0", &t);
+    buf_copy(&t, &b);
+    t.p[4] = 2;
+    put_frames("bad_version2", &t);
+    buf_copy(&t, &b);
+    t.p[5] = XLFT_T_MAX + 1;
+    put_frames("bad_type", &t);
+    buf_copy(&t, &b);
+    t.p[6] = 2;
+    put_frames("bad_flags", &t);
+    buf_copy(&t, &b);
+    t.p[6] = XLFT_F_ENCRYPTED;
+    put_frames("encrypted", &t);
+    buf_copy(&t, &b);
+    t.p[8] = t.p[9] = t.p[10] = 0xff;
+    put_frames("oversize", &t);
+    buf_copy(&t, &b);
+    t.len -= 3;
+    put_frames("truncated", &t);
+    buf_copy(&t, &b);
+    t.p[8] = XLFT_HELLO_SIZE + 1;
+    put_frames("hello_long", &t);
+    b.len = 0;
+    add_frame(&b, &m[XLFT_T_LOG], 0);
+    b.p[XLFT_HDR_SIZE + 16] = 0;            /* no records */
+    put_frames("log_count0", &b);
+    b.len = 0;
+    add_frame(&b, &m[XLFT_T_ERROR], 0);
+    b.p[XLFT_HDR_SIZE + XLFT_ERROR_HDR_SIZE] = '\n';
+    put_frames("error_unprintable", &b);
+
+    /* fuzz_session's peers: pair 0x0123456789abcdef, encryption on. */
+    b.len = 0;
+    add_frame(&b, &m[XLFT_T_HELLO], 0);
+    write_file("fuzz_session", "hello", b.p, b.len);
+    add_frame(&b, &m[XLFT_T_HELLO_ACK], 1);
+    write_file("fuzz_session", "hello_then_ack", b.p, b.len);
+    b.len = 0;
+    add_frame(&b, &m[XLFT_T_HELLO_ACK], 0);
+    write_file("fuzz_session", "hello_ack", b.p, b.len);
+    add_frame(&b, &m[XLFT_T_LOG], 1);
+    write_file("fuzz_session", "hello_ack_then_log", b.p, b.len);
+    b.len = 0;
+    add_frame(&b, &m[XLFT_T_ERROR], 0);
+    write_file("fuzz_session", "error", b.p, b.len);
+    free(recs.p);
+    free(b.p);
+    free(t.p);
+}
+
 static void make_dir(const char *sub)
 {
     char path[4096];
@@ -822,8 +970,11 @@ int main(int argc, char **argv)
     make_dir("fuzz_log");
     make_dir("fuzz_logfile");
     make_dir("fuzz_ctl");
+    make_dir("fuzz_frame");
+    make_dir("fuzz_session");
     write_log_seeds();
     write_logfile_seeds();
     write_ctl_seeds();
+    write_frame_seeds();
     return 0;
 }

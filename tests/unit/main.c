@@ -26,6 +26,8 @@ int main(void)
     register_gate_tests();
     register_liveness_tests();
     register_stress_tests();
+    register_frame_tests();
+    register_crypto_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -23,6 +23,8 @@ void register_pic_tests(void);
 void register_arbiter_tests(void);
 void register_gate_tests(void);
 void register_liveness_tests(void);
+void register_frame_tests(void);
+void register_crypto_tests(void);
 
 /* A ring of 'data' bytes in malloc'd memory, owned by 'owner'. */
 static inline void *ring_mem_new(uint32_t data, uint32_t *mem_size)

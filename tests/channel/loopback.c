@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * loopback.c - the logging channel end to end over TCP on 127.0.0.1,
+ * both ends in this process on one libevent loop.
+ *
+ *   primary (connects) ---- LOG ---->  secondary (accepts)
+ *                      <--- ACK -----
+ *
+ * - stream: tens of MiB of real records (hvm/core's encoder) in LOG
+ *   frames; the secondary checks every record in order (ft_log_check)
+ *   and ACKs; it stops reading until the primary's queue is full, so
+ *   back-pressure is reached and nothing may be lost; both queues stay
+ *   within their bounds throughout; SHUTDOWN, then an orderly close.
+ * - the same with encryption disabled;
+ * - a different key on each side: both ends down, "different key" said;
+ * - raw peers writing bytes by hand: a version 2 HELLO, a version 1
+ *   HELLO from a peer of the same role, an oversize header, half a
+ *   frame then close, silence: each refused with its own error, and the
+ *   ERROR frame the peer gets back decodes.
+ *
+ * Every run is bounded by a deadline on the event loop; no sleeps.
+ * Prints one line per scenario; exits 1 on the first failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <event2/event.h>
+
+#include "ft_log.h"
+#include "records.h"
+#include "xlft_channel.h"
+
+#define DEADLINE_S   60
+#define BATCH        (128u << 10)   /* LOG frame payload target */
+#define STREAM_BYTES (24u << 20)
+
+static const uint8_t key_a[XLFT_KEY_SIZE] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+static const uint8_t key_b[XLFT_KEY_SIZE] = { 1, 2, 3, 4, 5, 6, 7, 9 };
+
+__attribute__((format(printf, 1, 2), noreturn))
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fputs("chan-loopback: FAILED: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+#define CHECK(cond) \
+    do { \
+        if (!(cond)) \
+            die("%s:%d: %s", __FILE__, __LINE__, #cond); \
+    } while (0)
+
+/* The records of one log, and where each starts. */
+struct log {
+    uint8_t *bytes;
+    size_t len;
+    uint32_t *off;          /* off[i]: record i + 1; off[n] = len */
+    uint32_t n;
+};
+
+static void make_log(struct log *l, size_t want, uint64_t seed)
+{
+    static uint8_t dma[FT_DMA_MAX];
+    struct ft_point pt = { 0, 0, 0 };
+    struct ft_codec c;
+    size_t cap = want + FT_LOG_REC_MAX;
+    uint32_t ncap = 1024;
+
+    l->bytes = malloc(cap);
+    l->off = malloc(ncap * sizeof(*l->off));
+    CHECK(l->bytes && l->off);
+    l->len = 0;
+    l->n = 0;
+    ft_codec_init(&c);
+    while (l->len < want) {
+        struct ft_log_rec r;
+        int k;
+
+        if (l->n + 1 >= ncap) {
+            ncap *= 2;
+            l->off = realloc(l->off, ncap * sizeof(*l->off));
+            CHECK(l->off);
+        }
+        l->off[l->n++] = (uint32_t)l->len;
+        random_record(&seed, &pt, &r, dma, FT_DMA_MAX);
+        k = ft_log_encode(&c, &r, l->bytes + l->len);
+        CHECK(k > 0);
+        l->len += (size_t)k;
+        if (r.kind == FT_K_DMA) {
+            memcpy(l->bytes + l->len, r.u.dma.data, r.u.dma.len);
+            l->len += r.u.dma.len;
+        }
+        ft_codec_advance(&c, &r);
+    }
+    l->off[l->n] = (uint32_t)l->len;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct end {
+    const char *name;
+    struct xlft_chan *c;
+    struct xlft_chan_cfg cfg;
+    bool up, down;
+    int err;
+    char why[256];
+    char logged[512];
+    /* primary */
+    const struct log *log;
+    uint32_t next;          /* index of the next record to send */
+    uint64_t acked;
+    uint32_t frames, eagain;
+    bool shutdown_sent;
+    /* secondary */
+    struct ft_codec codec;
+    uint64_t held;
+    uint32_t got;
+    bool ack_pending;
+    uint64_t echo;
+    bool pause_once;        /* pause after the first frame */
+    bool paused;
+};
+
+static struct event_base *base;
+static struct end *pri, *sec;
+/* Long enough for a loaded machine; short where a test waits on it. */
+static unsigned int handshake_ms = 10000;
+static int downs_wanted;
+
+static void check_bounds(struct end *e)
+{
+    size_t in, out;
+
+    if (!e->c || e->down)
+        return;
+    xlft_chan_buffered(e->c, &in, &out);
+    CHECK(in <= e->cfg.in_max);
+    CHECK(out <= e->cfg.out_max);
+}
+
+static void log_cb(void *arg, const char *line)
+{
+    struct end *e = arg;
+
+    snprintf(e->logged, sizeof(e->logged), "%s", line);
+}
+
+static void on_down(struct xlft_chan *c, int err, const char *why,
+                    void *arg)
+{
+    struct end *e = arg;
+
+    CHECK(!e->down);
+    e->down = true;
+    e->err = err;
+    snprintf(e->why, sizeof(e->why), "%s", why);
+    xlft_chan_free(c);
+    e->c = NULL;
+    if (--downs_wanted == 0)
+        event_base_loopbreak(base);
+}
+
+/* Primary: send LOG frames until the queue is full or the log ends. */
+static void pump(struct end *e)
+{
+    while (e->next < e->log->n) {
+        struct xlft_msg m = { .type = XLFT_T_LOG };
+        uint32_t first = e->next, last = first + 1;
+        int rc;
+
+        while (last < e->log->n &&
+               e->log->off[last + 1] - e->log->off[first] <= BATCH)
+            last++;
+        m.u.log = (struct xlft_log){
+            .first_seq = first + 1ull, .sent_ns = now_ns(),
+            .count = last - first,
+            .len = e->log->off[last] - e->log->off[first],
+            .recs = e->log->bytes + e->log->off[first],
+        };
+        rc = xlft_chan_send(e->c, &m);
+        check_bounds(e);
+        if (rc == -EAGAIN) {
+            e->eagain++;
+            /* The secondary held back until the primary had to stop. */
+            if (sec->paused) {
+                sec->paused = false;
+                xlft_chan_pause(sec->c, false);
+            }
+            return;
+        }
+        CHECK(rc == 0);
+        e->frames++;
+        e->next = last;
+    }
+    if (e->acked == e->log->n && !e->shutdown_sent) {
+        struct xlft_msg m = { .type = XLFT_T_SHUTDOWN };
+        int rc;
+
+        m.u.shutdown_seq = e->log->n;
+        rc = xlft_chan_send(e->c, &m);
+        if (rc == -EAGAIN)
+            return;
+        CHECK(rc == 0);
+        e->shutdown_sent = true;
+        xlft_chan_close(e->c);
+    }
+}
+
+/* Secondary: ACK what is held; keep only the latest if the queue is full. */
+static void send_ack(struct end *e)
+{
+    struct xlft_msg m = { .type = XLFT_T_ACK };
+    int rc;
+
+    if (!e->ack_pending)
+        return;
+    m.u.ack = (struct xlft_ack){ e->held, e->held, e->echo, now_ns() };
+    rc = xlft_chan_send(e->c, &m);
+    check_bounds(e);
+    if (rc == -EAGAIN)
+        return;
+    CHECK(rc == 0);
+    e->ack_pending = false;
+}
+
+static void on_up(struct xlft_chan *c, void *arg)
+{
+    struct end *e = arg;
+
+    (void)c;
+    e->up = true;
+    if (e == pri)
+        pump(e);
+}
+
+static void on_writable(struct xlft_chan *c, void *arg)
+{
+    struct end *e = arg;
+
+    (void)c;
+    check_bounds(e);
+    if (e == pri)
+        pump(e);
+    else
+        send_ack(e);
+}
+
+static void on_msg(struct xlft_chan *c, const struct xlft_msg *m, void *arg)
+{
+    struct end *e = arg;
+
+    check_bounds(e);
+    if (e == sec && m->type == XLFT_T_LOG) {
+        uint32_t n = 0;
+        int k;
+
+        /* Contiguous, whole, valid records, in order. */
+        CHECK(m->u.log.first_seq == e->held + 1);
+        k = ft_log_check(&e->codec, m->u.log.recs, m->u.log.len, &n);
+        CHECK(k == (int)m->u.log.len && n == m->u.log.count);
+        e->held += n;
+        e->got++;
+        e->echo = m->u.log.sent_ns;
+        e->ack_pending = true;
+        send_ack(e);
+        if (e->pause_once) {
+            e->pause_once = false;
+            e->paused = true;
+            xlft_chan_pause(c, true);
+        }
+    } else if (e == sec && m->type == XLFT_T_SHUTDOWN) {
+        CHECK(m->u.shutdown_seq == e->held);
+    } else if (e == pri && m->type == XLFT_T_ACK) {
+        CHECK(m->u.ack.acked >= e->acked);
+        CHECK(m->u.ack.acked <= e->next);
+        CHECK(m->u.ack.echo_ns <= now_ns());
+        e->acked = m->u.ack.acked;
+        pump(e);
+    } else {
+        die("%s: unexpected %s frame", e->name, xlft_type_name(m->type));
+    }
+}
+
+static void deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    die("%s: not finished within %d s", (const char *)arg, DEADLINE_S);
+}
+
+/* A connected pair of TCP sockets on 127.0.0.1: [0] connects. */
+static void tcp_pair(int fds[2])
+{
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    socklen_t alen = sizeof(a);
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(l >= 0);
+    CHECK(bind(l, (struct sockaddr *)&a, sizeof(a)) == 0);
+    CHECK(listen(l, 1) == 0);
+    CHECK(getsockname(l, (struct sockaddr *)&a, &alen) == 0);
+    fds[0] = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(fds[0] >= 0);
+    CHECK(connect(fds[0], (struct sockaddr *)&a, sizeof(a)) == 0);
+    fds[1] = accept(l, NULL, NULL);
+    CHECK(fds[1] >= 0);
+    close(l);
+}
+
+static void end_init(struct end *e, const char *name, int fd, bool primary,
+                     const uint8_t *key, uint8_t enc)
+{
+    memset(e, 0, sizeof(*e));
+    e->name = name;
+    e->cfg = (struct xlft_chan_cfg){
+        .base = base, .fd = fd, .peer = primary ? "secondary" : "primary",
+        .session = {
+            .key = key, .initiator = primary,
+            .role = primary ? XLFT_ROLE_PRIMARY : XLFT_ROLE_SECONDARY,
+            .enc = enc, .domid = primary ? 5 : 6, .pair_id = 77,
+        },
+        .in_max = XLFT_FRAME_MAX, .out_max = XLFT_FRAME_MAX,
+        .handshake_ms = handshake_ms,
+        .on_up = on_up, .on_msg = on_msg, .on_writable = on_writable,
+        .on_down = on_down, .log = log_cb, .arg = e,
+    };
+    ft_codec_init(&e->codec);
+}
+
+static void start(struct end *e)
+{
+    char msg[256];
+
+    if (xlft_chan_new(&e->c, &e->cfg, msg, sizeof(msg)))
+        die("%s: %s", e->name, msg);
+}
+
+/* Run the loop until 'downs' ends are down, within the deadline. */
+static void run(const char *what, int downs)
+{
+    struct event *dl = evtimer_new(base, deadline_cb, (void *)what);
+    struct timeval tv = { DEADLINE_S, 0 };
+
+    downs_wanted = downs;
+    CHECK(dl && evtimer_add(dl, &tv) == 0);
+    CHECK(event_base_dispatch(base) >= 0);
+    CHECK(downs_wanted == 0);
+    event_free(dl);
+}
+
+static void stream(const char *what, uint8_t enc, const struct log *log,
+                   bool pause)
+{
+    struct end p, s;
+    int fds[2];
+
+    tcp_pair(fds);
+    pri = &p;
+    sec = &s;
+    end_init(&p, "primary", fds[0], true, key_a, enc);
+    end_init(&s, "secondary", fds[1], false, key_a, enc);
+    p.log = log;
+    s.pause_once = pause;
+    start(&p);
+    start(&s);
+    run(what, 2);
+    if (p.err || s.err)
+        die("%s: primary: %d %s; secondary: %d %s", what, p.err, p.why,
+            s.err, s.why);
+    CHECK(p.up && s.up && p.shutdown_sent);
+    CHECK(s.held == log->n && p.acked == log->n);
+    CHECK(s.got == p.frames);
+    if (pause)
+        CHECK(p.eagain > 0 && !s.paused);
+    printf("chan-loopback: %s: %u records (%zu bytes) in %u LOG frames, "
+           "%u full queues, all acked, orderly close\n", what, log->n,
+           log->len, p.frames, p.eagain);
+}
+
+static void wrong_key(void)
+{
+    struct end p, s;
+    int fds[2];
+
+    tcp_pair(fds);
+    pri = &p;
+    sec = &s;
+    end_init(&p, "primary", fds[0], true, key_a, XLFT_ENC_REQUIRED);
+    end_init(&s, "secondary", fds[1], false, key_b, XLFT_ENC_REQUIRED);
+    start(&p);
+    start(&s);
+    run("wrong key", 2);
+    CHECK(!p.up && !s.up);
+    CHECK(p.err == -EACCES && s.err == -ECONNABORTED);
+    CHECK(strstr(p.logged, "domid 5, peer secondary: peer has a different "
+                           "key (the key confirmation of domid 6"));
+    CHECK(strstr(s.logged, "different key"));
+    printf("chan-loopback: wrong key: refused; primary logged \"%s\"; "
+           "secondary logged \"%s\"\n", p.logged, s.logged);
+}
+
+/*
+ * A secondary channel fed 'len' raw bytes by a hand-written peer, which
+ * then closes its side if 'hangup'.  Expect 'err' and 'what' in the log
+ * line, and, if 'code', an ERROR frame with that code back.
+ */
+static void raw_peer(const char *name, const uint8_t *bytes, size_t len,
+                     bool hangup, int err, const char *what, uint32_t code)
+{
+    uint8_t back[1024];
+    struct end s;
+    struct pollfd pfd;
+    ssize_t n;
+    size_t got = 0;
+    int fds[2];
+
+    tcp_pair(fds);
+    pri = NULL;
+    sec = &s;
+    end_init(&s, "secondary", fds[1], false, key_a, XLFT_ENC_REQUIRED);
+    if (len)
+        CHECK(write(fds[0], bytes, len) == (ssize_t)len);
+    if (hangup)
+        CHECK(shutdown(fds[0], SHUT_WR) == 0);
+    start(&s);
+    run(name, 1);
+    if (s.err != err || !strstr(s.logged, what))
+        die("%s: got %d \"%s\", want %d \"%s\"", name, s.err, s.logged,
+            err, what);
+    /* What the channel sent back, up to its close. */
+    pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+    while (got < sizeof(back) && poll(&pfd, 1, 5000) == 1) {
+        n = read(fds[0], back + got, sizeof(back) - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fds[0]);
+    if (code) {
+        struct xlft_hdr h;
+        struct xlft_msg m;
+        char msg[256];
+
+        CHECK(xlft_frame_get(back, got, &h, &m, msg, sizeof(msg)) ==
+              (int)got);
+        CHECK(m.type == XLFT_T_ERROR && m.u.error.code == code);
+    } else {
+        CHECK(got == 0);
+    }
+    printf("chan-loopback: %s: refused, \"%s\"\n", name, s.logged);
+}
+
+static size_t hello(uint8_t *out, uint8_t hdr_version, uint16_t lo,
+                    uint16_t hi, uint8_t role)
+{
+    struct xlft_msg m = { .type = XLFT_T_HELLO };
+    char msg[256];
+    int n;
+
+    m.u.hello = (struct xlft_hello){
+        .ver_min = lo, .ver_max = hi, .role = role,
+        .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
+        .domid = 3, .pair_id = 77,
+    };
+    n = xlft_frame_put(&m, hdr_version, 0, out, 256, msg, sizeof(msg));
+    CHECK(n > 0);
+    return (size_t)n;
+}
+
+int main(void)
+{
+    struct log big, small;
+    uint8_t b[256];
+    size_t n;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    base = event_base_new();
+    CHECK(base);
+    make_log(&big, STREAM_BYTES, 0x10ad);
+    make_log(&small, 2u << 20, 0x5a11);
+
+    stream("stream, encrypted, secondary held back", XLFT_ENC_REQUIRED,
+           &big, true);
+    stream("stream, encryption disabled", XLFT_ENC_DISABLED, &small, false);
+    wrong_key();
+
+    n = hello(b, 2, 2, 2, XLFT_ROLE_PRIMARY);
+    raw_peer("version 2 peer", b, n, false, -EPROTONOSUPPORT,
+             "is channel version 2", XLFT_ERR_VERSION);
+    n = hello(b, 1, 2, 4, XLFT_ROLE_PRIMARY);
+    raw_peer("peer speaking versions 2-4", b, n, false, -EPROTONOSUPPORT,
+             "no channel version in common", XLFT_ERR_VERSION);
+    n = hello(b, 1, 1, 1, XLFT_ROLE_SECONDARY);
+    raw_peer("two secondaries", b, n, false, -ECONNREFUSED,
+             "both ends are secondary", XLFT_ERR_CONFIG);
+    n = hello(b, 1, 1, 1, XLFT_ROLE_PRIMARY);
+    b[8] = b[9] = b[10] = 0xff;
+    raw_peer("oversize frame", b, n, false, -EMSGSIZE, "over the limit",
+             XLFT_ERR_PROTOCOL);
+    n = hello(b, 1, 1, 1, XLFT_ROLE_PRIMARY);
+    raw_peer("half a frame", b, n / 2, true, -ECONNRESET,
+             "in the middle of a frame (36 bytes of it)", 0);
+    handshake_ms = 200;
+    raw_peer("silent peer", NULL, 0, false, -ETIMEDOUT,
+             "no handshake within 200 ms", 0);
+
+    free(big.bytes);
+    free(big.off);
+    free(small.bytes);
+    free(small.off);
+    event_base_free(base);
+    printf("chan-loopback: all passed\n");
+    return 0;
+}

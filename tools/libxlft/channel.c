@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * channel.c - one end of a logging channel on a libevent bufferevent:
+ * frames cut from the byte stream, handed to the session (handshake,
+ * decryption, sequence checks) and to the owner; frames from the owner
+ * sealed straight into the send queue.  Both queues are bounded (see
+ * xlft_channel.h); the end of a channel is reported from the event loop,
+ * never from inside a call of the owner's.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/util.h>
+
+#include "xlft_channel.h"
+
+#define HANDSHAKE_MS_DEFAULT 5000u
+/* How long a closing channel tries to send what is queued. */
+#define LINGER_MS            1000u
+#define WHY_MAX              320u
+
+enum cstate {
+    C_HANDSHAKE,
+    C_UP,
+    C_CLOSING,          /* sending what is queued, then down */
+    C_DOWN,             /* on_down delivered or due */
+};
+
+struct xlft_chan {
+    struct xlft_chan_cfg cfg;
+    char peer[64];
+    struct xlft_session *s;
+    struct bufferevent *bev;
+    struct event *timer;        /* handshake deadline */
+    struct event *kick;         /* take buffered frames after a pause */
+    struct event *down;         /* on_down, from the event loop */
+    uint8_t *frame;             /* one frame, XLFT_FRAME_MAX bytes */
+    enum cstate state;
+    bool paused;
+    bool eof;                   /* the peer closed its side */
+    bool dead;                  /* the socket failed: nothing to flush */
+    bool want_writable;         /* an -EAGAIN awaits on_writable */
+    bool peer_shutdown;         /* a SHUTDOWN frame came */
+    int err;
+    char why[WHY_MAX];
+};
+
+__attribute__((format(printf, 3, 4)))
+static void say(char *msg, size_t msglen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!msg || !msglen)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, msglen, fmt, ap);
+    va_end(ap);
+}
+
+static void log_line(struct xlft_chan *c, const char *text)
+{
+    char line[WHY_MAX + 128];
+
+    snprintf(line, sizeof(line), "channel of domid %u, peer %s: %s",
+             c->cfg.session.domid, c->peer, text);
+    if (c->cfg.log)
+        c->cfg.log(c->cfg.arg, line);
+    else
+        fprintf(stderr, "xlft: %s\n", line);
+}
+
+/*
+ * libevent frees a bufferevent from its loop, later; the socket is
+ * closed now, so that the peer hears of it at once.
+ */
+static void drop_socket(struct xlft_chan *c)
+{
+    evutil_socket_t fd;
+
+    if (!c->bev)
+        return;
+    fd = bufferevent_getfd(c->bev);
+    bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+    bufferevent_setfd(c->bev, -1);
+    bufferevent_free(c->bev);
+    c->bev = NULL;
+    if (fd >= 0)
+        evutil_closesocket(fd);
+}
+
+static void down_later(struct xlft_chan *c)
+{
+    event_active(c->down, EV_TIMEOUT, 1);
+}
+
+/*
+ * The channel ends: log why (unless orderly), let the queue drain for
+ * at most LINGER_MS (an ERROR frame may be in it), then on_down.
+ */
+static void finish(struct xlft_chan *c, int err, const char *why)
+{
+    struct evbuffer *out;
+
+    if (c->state >= C_CLOSING)
+        return;
+    c->state = C_CLOSING;
+    c->err = err;
+    snprintf(c->why, sizeof(c->why), "%s", why);
+    if (err)
+        log_line(c, why);
+    evtimer_del(c->timer);
+    bufferevent_disable(c->bev, EV_READ);
+    out = bufferevent_get_output(c->bev);
+    if (c->dead || !evbuffer_get_length(out)) {
+        down_later(c);
+    } else {
+        struct timeval tv = { LINGER_MS / 1000, LINGER_MS % 1000 * 1000 };
+
+        bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+        evtimer_add(c->down, &tv);
+    }
+}
+
+static void down_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct xlft_chan *c = arg;
+
+    (void)fd;
+    (void)what;
+    event_del(c->down);
+    if (c->state == C_DOWN)
+        return;
+    c->state = C_DOWN;
+    drop_socket(c);
+    if (c->cfg.on_down)
+        c->cfg.on_down(c, c->err, c->why, c->cfg.arg);
+}
+
+/* The peer has closed and every whole frame it sent has been taken. */
+static void at_eof(struct xlft_chan *c, size_t left)
+{
+    char why[WHY_MAX];
+
+    if (left) {
+        snprintf(why, sizeof(why), "the connection closed in the middle "
+                 "of a frame (%zu bytes of it)", left);
+        finish(c, -ECONNRESET, why);
+    } else if (c->peer_shutdown) {
+        finish(c, 0, "closed by the peer after SHUTDOWN");
+    } else {
+        finish(c, -ECONNRESET, c->state == C_HANDSHAKE ?
+               "the peer closed the connection during the handshake" :
+               "the peer closed the connection");
+    }
+}
+
+/* Take every whole frame in the input buffer, unless paused. */
+static void take_frames(struct xlft_chan *c)
+{
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    uint8_t hdr[XLFT_HDR_SIZE], reply[XLFT_REPLY_MAX];
+    char text[WHY_MAX];
+
+    while (c->state == C_HANDSHAKE || c->state == C_UP) {
+        size_t have = evbuffer_get_length(in), total, rlen = 0;
+        struct xlft_msg m;
+        struct xlft_hdr h;
+        int rc;
+
+        if (c->paused)
+            return;
+        if (have < XLFT_HDR_SIZE) {
+            if (c->eof)
+                at_eof(c, have);
+            return;
+        }
+        /* A bad header goes to the session alone, which says why. */
+        evbuffer_copyout(in, hdr, XLFT_HDR_SIZE);
+        total = XLFT_HDR_SIZE;
+        if (!xlft_hdr_get(hdr, XLFT_HDR_SIZE, &h, NULL, 0)) {
+            total += h.len;
+            /* in_max >= XLFT_FRAME_MAX: the rest can arrive. */
+            if (have < total) {
+                if (c->eof)
+                    at_eof(c, have);
+                return;
+            }
+        }
+        evbuffer_remove(in, c->frame, total);
+        rc = xlft_session_recv(c->s, c->frame, total, &m, reply, &rlen,
+                               text, sizeof(text));
+        if (rlen)
+            evbuffer_add(out, reply, rlen);
+        if (rc < 0) {
+            finish(c, rc, text);
+            return;
+        }
+        if (rc == 0) {
+            if (c->state == C_HANDSHAKE &&
+                xlft_session_established(c->s)) {
+                c->state = C_UP;
+                evtimer_del(c->timer);
+                if (c->cfg.on_up)
+                    c->cfg.on_up(c, c->cfg.arg);
+            }
+            continue;
+        }
+        if (m.type == XLFT_T_SHUTDOWN)
+            c->peer_shutdown = true;
+        if (c->cfg.on_msg)
+            c->cfg.on_msg(c, &m, c->cfg.arg);
+    }
+}
+
+static void read_cb(struct bufferevent *bev, void *arg)
+{
+    (void)bev;
+    take_frames(arg);
+}
+
+static void kick_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    take_frames(arg);
+}
+
+static void write_cb(struct bufferevent *bev, void *arg)
+{
+    struct xlft_chan *c = arg;
+
+    if (c->state == C_CLOSING) {
+        if (!evbuffer_get_length(bufferevent_get_output(bev)))
+            down_later(c);
+        return;
+    }
+    if (c->state == C_UP && c->want_writable) {
+        c->want_writable = false;
+        if (c->cfg.on_writable)
+            c->cfg.on_writable(c, c->cfg.arg);
+    }
+}
+
+static void event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    struct xlft_chan *c = arg;
+    char why[WHY_MAX];
+
+    (void)bev;
+    if (what & BEV_EVENT_ERROR) {
+        int err = EVUTIL_SOCKET_ERROR();
+
+        c->dead = true;
+        if (c->state == C_CLOSING) {
+            down_later(c);
+            return;
+        }
+        snprintf(why, sizeof(why), "connection failed: %s",
+                 evutil_socket_error_to_string(err));
+        finish(c, err ? -err : -EIO, why);
+    } else if (what & BEV_EVENT_EOF) {
+        c->eof = true;
+        if (c->state == C_CLOSING) {
+            down_later(c);
+            return;
+        }
+        take_frames(c);
+    }
+}
+
+static void timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct xlft_chan *c = arg;
+    char why[WHY_MAX];
+
+    (void)fd;
+    (void)what;
+    snprintf(why, sizeof(why), "no handshake within %u ms",
+             c->cfg.handshake_ms);
+    finish(c, -ETIMEDOUT, why);
+}
+
+void xlft_chan_free(struct xlft_chan *c)
+{
+    if (!c)
+        return;
+    if (c->timer)
+        event_free(c->timer);
+    if (c->kick)
+        event_free(c->kick);
+    if (c->down)
+        event_free(c->down);
+    drop_socket(c);
+    xlft_session_free(c->s);
+    free(c->frame);
+    free(c);
+}
+
+int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
+                  char *msg, size_t msglen)
+{
+    uint8_t hello[XLFT_REPLY_MAX];
+    struct xlft_chan *c;
+    struct timeval tv;
+    int one = 1, rc, n;
+
+    *cp = NULL;
+    if (!cfg->base || cfg->fd < 0 || cfg->in_max < XLFT_FRAME_MAX ||
+        cfg->out_max < XLFT_FRAME_MAX) {
+        say(msg, msglen, "channel: no event base or socket, or a buffer "
+            "bound under %u bytes", XLFT_FRAME_MAX);
+        if (cfg->fd >= 0)
+            close(cfg->fd);
+        return -EINVAL;
+    }
+    c = calloc(1, sizeof(*c));
+    if (!c) {
+        close(cfg->fd);
+        say(msg, msglen, "channel: out of memory");
+        return -ENOMEM;
+    }
+    c->cfg = *cfg;
+    if (!c->cfg.handshake_ms)
+        c->cfg.handshake_ms = HANDSHAKE_MS_DEFAULT;
+    snprintf(c->peer, sizeof(c->peer), "%s", cfg->peer ? cfg->peer : "?");
+    c->cfg.peer = c->peer;
+    c->state = C_HANDSHAKE;
+
+    evutil_make_socket_nonblocking(cfg->fd);
+    /* ACKs hold the primary's output: they must not wait for Nagle. */
+    setsockopt(cfg->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    c->bev = bufferevent_socket_new(cfg->base, cfg->fd, 0);
+    if (!c->bev) {
+        close(cfg->fd);
+        say(msg, msglen, "channel: cannot create a bufferevent");
+        rc = -ENOMEM;
+        goto fail;
+    }
+    rc = xlft_session_new(&c->s, &cfg->session, msg, msglen);
+    if (rc)
+        goto fail;
+    c->frame = malloc(XLFT_FRAME_MAX);
+    c->timer = evtimer_new(cfg->base, timer_cb, c);
+    c->kick = event_new(cfg->base, -1, 0, kick_cb, c);
+    c->down = evtimer_new(cfg->base, down_cb, c);
+    if (!c->frame || !c->timer || !c->kick || !c->down) {
+        say(msg, msglen, "channel: out of memory");
+        rc = -ENOMEM;
+        goto fail;
+    }
+    bufferevent_setcb(c->bev, read_cb, write_cb, event_cb, c);
+    bufferevent_setwatermark(c->bev, EV_READ, 0, cfg->in_max);
+    bufferevent_setwatermark(c->bev, EV_WRITE, cfg->out_max / 2, 0);
+    if (cfg->session.initiator) {
+        n = xlft_session_start(c->s, hello, sizeof(hello), msg, msglen);
+        if (n < 0) {
+            rc = n;
+            goto fail;
+        }
+        evbuffer_add(bufferevent_get_output(c->bev), hello, (size_t)n);
+    }
+    tv.tv_sec = c->cfg.handshake_ms / 1000;
+    tv.tv_usec = c->cfg.handshake_ms % 1000 * 1000;
+    if (evtimer_add(c->timer, &tv) ||
+        bufferevent_enable(c->bev, EV_READ | EV_WRITE)) {
+        say(msg, msglen, "channel: cannot arm its events");
+        rc = -EIO;
+        goto fail;
+    }
+    *cp = c;
+    return 0;
+fail:
+    xlft_chan_free(c);
+    return rc;
+}
+
+int xlft_chan_send(struct xlft_chan *c, const struct xlft_msg *m)
+{
+    struct evbuffer *out;
+    struct evbuffer_iovec v;
+    char text[WHY_MAX];
+    size_t need;
+    int n;
+
+    if (c->state != C_UP)
+        return -ENOTCONN;
+    need = xlft_payload_size(m);
+    if (!need)
+        return -EINVAL;
+    need += xlft_session_overhead(c->s);
+    out = bufferevent_get_output(c->bev);
+    if (evbuffer_get_length(out) + need > c->cfg.out_max) {
+        c->want_writable = true;
+        return -EAGAIN;
+    }
+    if (evbuffer_reserve_space(out, (ev_ssize_t)need, &v, 1) != 1)
+        return -ENOMEM;
+    n = xlft_session_seal(c->s, m, v.iov_base, v.iov_len, text,
+                          sizeof(text));
+    if (n < 0) {
+        finish(c, n, text);
+        return n;
+    }
+    v.iov_len = (size_t)n;
+    evbuffer_commit_space(out, &v, 1);
+    return 0;
+}
+
+void xlft_chan_pause(struct xlft_chan *c, bool paused)
+{
+    if (c->state >= C_CLOSING || c->paused == paused)
+        return;
+    c->paused = paused;
+    if (paused) {
+        bufferevent_disable(c->bev, EV_READ);
+    } else {
+        if (!c->eof)
+            bufferevent_enable(c->bev, EV_READ);
+        /* Frames already read wait for the loop, not for more bytes. */
+        event_active(c->kick, EV_TIMEOUT, 1);
+    }
+}
+
+void xlft_chan_close(struct xlft_chan *c)
+{
+    finish(c, 0, "closed");
+}
+
+void xlft_chan_buffered(const struct xlft_chan *c, size_t *in, size_t *out)
+{
+    *in = c->bev ? evbuffer_get_length(bufferevent_get_input(c->bev)) : 0;
+    *out = c->bev ? evbuffer_get_length(bufferevent_get_output(c->bev)) : 0;
+}

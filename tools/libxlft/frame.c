@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * frame.c - logging channel frames to and from bytes (WIRE.md).  One
+ * set of rules (check_msg) serves the encoder and the decoder, so that
+ * whatever is sent decodes and whatever decodes is re-encoded to the
+ * same bytes.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "xlft_frame.h"
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    uint32_t v = 0;
+
+    for (int i = 0; i < 4; i++)
+        v |= (uint32_t)p[i] << (8 * i);
+    return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void say(char *msg, size_t msglen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!msg || !msglen)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, msglen, fmt, ap);
+    va_end(ap);
+}
+
+const char *xlft_type_name(unsigned int type)
+{
+    static const char *const names[XLFT_T_MAX + 1] = {
+        [XLFT_T_HELLO] = "HELLO",
+        [XLFT_T_HELLO_ACK] = "HELLO_ACK",
+        [XLFT_T_LOG] = "LOG",
+        [XLFT_T_ACK] = "ACK",
+        [XLFT_T_HEARTBEAT] = "HEARTBEAT",
+        [XLFT_T_STATE] = "STATE",
+        [XLFT_T_GOLIVE] = "GOLIVE",
+        [XLFT_T_SHUTDOWN] = "SHUTDOWN",
+        [XLFT_T_ERROR] = "ERROR",
+    };
+
+    if (type > XLFT_T_MAX || !names[type])
+        return "unknown";
+    return names[type];
+}
+
+void xlft_hdr_put(uint8_t out[XLFT_HDR_SIZE], const struct xlft_hdr *h)
+{
+    put32(out, XLFT_WIRE_MAGIC);
+    out[4] = h->version;
+    out[5] = h->type;
+    put16(out + 6, h->flags);
+    put32(out + 8, h->len);
+    put64(out + 12, h->seq);
+}
+
+int xlft_hdr_get(const uint8_t *buf, size_t len, struct xlft_hdr *h,
+                 char *msg, size_t msglen)
+{
+    uint32_t magic;
+
+    if (len < XLFT_HDR_SIZE) {
+        say(msg, msglen, "frame header cut short: %zu of %u bytes", len,
+            XLFT_HDR_SIZE);
+        return -ENODATA;
+    }
+    magic = get32(buf);
+    h->version = buf[4];
+    h->type = buf[5];
+    h->flags = get16(buf + 6);
+    h->len = get32(buf + 8);
+    h->seq = get64(buf + 12);
+    if (magic != XLFT_WIRE_MAGIC) {
+        say(msg, msglen, "not a logging channel frame: magic 0x%08x, "
+            "want 0x%08x", magic, XLFT_WIRE_MAGIC);
+        return -EBADMSG;
+    }
+    if (h->version < XLFT_WIRE_VERSION_MIN ||
+        h->version > XLFT_WIRE_VERSION_MAX) {
+        say(msg, msglen, "frame %llu is channel version %u; this side "
+            "speaks versions %u to %u", (unsigned long long)h->seq,
+            h->version, XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX);
+        return -EPROTONOSUPPORT;
+    }
+    if (h->type < 1 || h->type > XLFT_T_MAX) {
+        say(msg, msglen, "frame %llu has unknown type %u",
+            (unsigned long long)h->seq, h->type);
+        return -ENOMSG;
+    }
+    if (h->flags & ~XLFT_F_ALL) {
+        say(msg, msglen, "%s frame %llu has undefined flags 0x%04x",
+            xlft_type_name(h->type), (unsigned long long)h->seq,
+            h->flags & ~XLFT_F_ALL);
+        return -EBADMSG;
+    }
+    if (h->len > XLFT_FRAME_MAX - XLFT_HDR_SIZE) {
+        say(msg, msglen, "%s frame %llu claims %u payload bytes, over the "
+            "limit of %u", xlft_type_name(h->type),
+            (unsigned long long)h->seq, h->len,
+            XLFT_FRAME_MAX - XLFT_HDR_SIZE);
+        return -EMSGSIZE;
+    }
+    return 0;
+}
+
+/* Fixed part of each type's payload; LOG, STATE, ERROR add bytes. */
+static size_t fixed_size(unsigned int type)
+{
+    switch (type) {
+    case XLFT_T_HELLO:      return XLFT_HELLO_SIZE;
+    case XLFT_T_HELLO_ACK:  return XLFT_HELLO_ACK_SIZE;
+    case XLFT_T_LOG:        return XLFT_LOG_HDR_SIZE;
+    case XLFT_T_ACK:        return XLFT_ACK_SIZE;
+    case XLFT_T_HEARTBEAT:  return XLFT_HEARTBEAT_SIZE;
+    case XLFT_T_STATE:      return XLFT_STATE_HDR_SIZE;
+    case XLFT_T_GOLIVE:     return XLFT_GOLIVE_SIZE;
+    case XLFT_T_SHUTDOWN:   return XLFT_SHUTDOWN_SIZE;
+    case XLFT_T_ERROR:      return XLFT_ERROR_HDR_SIZE;
+    default:                return 0;
+    }
+}
+
+static size_t var_size(const struct xlft_msg *m)
+{
+    switch (m->type) {
+    case XLFT_T_LOG:    return m->u.log.len;
+    case XLFT_T_STATE:  return m->u.state.len;
+    case XLFT_T_ERROR:  return m->u.error.len;
+    default:            return 0;
+    }
+}
+
+static bool role_ok(uint8_t role)
+{
+    return role == XLFT_ROLE_PRIMARY || role == XLFT_ROLE_SECONDARY;
+}
+
+static bool enc_ok(uint8_t enc)
+{
+    return enc == XLFT_ENC_DISABLED || enc == XLFT_ENC_REQUIRED;
+}
+
+/* The rules of WIRE.md beyond sizes; -1 with a message if one fails. */
+static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
+{
+    const char *name = xlft_type_name(m->type);
+
+    switch (m->type) {
+    case XLFT_T_HELLO: {
+        const struct xlft_hello *h = &m->u.hello;
+
+        if (h->ver_min < 1 || h->ver_min > h->ver_max) {
+            say(msg, msglen, "HELLO: version range %u-%u is empty or "
+                "starts at 0", h->ver_min, h->ver_max);
+            return -1;
+        }
+        if (!role_ok(h->role) || !enc_ok(h->enc) || !h->log_version) {
+            say(msg, msglen, "HELLO: role %u, encryption %u or log "
+                "version %u undefined", h->role, h->enc, h->log_version);
+            return -1;
+        }
+        return 0;
+    }
+    case XLFT_T_HELLO_ACK: {
+        const struct xlft_hello_ack *a = &m->u.hello_ack;
+
+        if (!a->version || !role_ok(a->role) || !enc_ok(a->enc) ||
+            !a->log_version) {
+            say(msg, msglen, "HELLO_ACK: version %u, role %u, encryption "
+                "%u or log version %u undefined", a->version, a->role,
+                a->enc, a->log_version);
+            return -1;
+        }
+        return 0;
+    }
+    case XLFT_T_LOG: {
+        const struct xlft_log *l = &m->u.log;
+
+        if (!l->first_seq || !l->count || l->count > l->len) {
+            say(msg, msglen, "LOG: first record %llu, %u records in %u "
+                "bytes", (unsigned long long)l->first_seq, l->count,
+                l->len);
+            return -1;
+        }
+        if (l->count - 1 > UINT64_MAX - l->first_seq) {
+            say(msg, msglen, "LOG: %u records from %llu pass the last "
+                "sequence number", l->count,
+                (unsigned long long)l->first_seq);
+            return -1;
+        }
+        return 0;
+    }
+    case XLFT_T_ACK:
+        if (m->u.ack.replayed > m->u.ack.acked) {
+            say(msg, msglen, "ACK: record %llu replayed but only %llu held",
+                (unsigned long long)m->u.ack.replayed,
+                (unsigned long long)m->u.ack.acked);
+            return -1;
+        }
+        return 0;
+    case XLFT_T_STATE: {
+        const struct xlft_state *s = &m->u.state;
+
+        if (s->offset > s->total || s->len > s->total - s->offset ||
+            (!s->len && s->total)) {
+            say(msg, msglen, "STATE: %u bytes at offset %llu of a %llu-byte "
+                "stream", s->len, (unsigned long long)s->offset,
+                (unsigned long long)s->total);
+            return -1;
+        }
+        return 0;
+    }
+    case XLFT_T_ERROR: {
+        const struct xlft_error *e = &m->u.error;
+
+        if (e->code < 1 || e->code > XLFT_ERR_MAX) {
+            say(msg, msglen, "ERROR: unknown code %u", e->code);
+            return -1;
+        }
+        if (e->len > XLFT_ERROR_REASON_MAX || e->reason[e->len]) {
+            say(msg, msglen, "ERROR: reason of %u bytes", e->len);
+            return -1;
+        }
+        for (unsigned int i = 0; i < e->len; i++) {
+            if (e->reason[i] < 0x20 || e->reason[i] > 0x7e) {
+                say(msg, msglen, "ERROR: reason has byte 0x%02x at %u",
+                    (uint8_t)e->reason[i], i);
+                return -1;
+            }
+        }
+        return 0;
+    }
+    case XLFT_T_HEARTBEAT:
+    case XLFT_T_GOLIVE:
+    case XLFT_T_SHUTDOWN:
+        return 0;
+    default:
+        say(msg, msglen, "unknown frame type %u (%s)", m->type, name);
+        return -1;
+    }
+}
+
+size_t xlft_payload_size(const struct xlft_msg *m)
+{
+    size_t n = fixed_size(m->type) + var_size(m);
+
+    if (!fixed_size(m->type) || n > XLFT_PLAIN_MAX || check_msg(m, NULL, 0))
+        return 0;
+    return n;
+}
+
+int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
+                     char *msg, size_t msglen)
+{
+    size_t n = fixed_size(m->type) + var_size(m);
+
+    if (!fixed_size(m->type) || check_msg(m, msg, msglen))
+        return -EINVAL;
+    if (n > XLFT_PLAIN_MAX) {
+        say(msg, msglen, "%s payload of %zu bytes is over the limit of %u",
+            xlft_type_name(m->type), n, XLFT_PLAIN_MAX);
+        return -EINVAL;
+    }
+    if (n > cap) {
+        say(msg, msglen, "%s payload of %zu bytes does not fit in %zu",
+            xlft_type_name(m->type), n, cap);
+        return -ENOBUFS;
+    }
+    switch (m->type) {
+    case XLFT_T_HELLO: {
+        const struct xlft_hello *h = &m->u.hello;
+
+        put16(out, h->ver_min);
+        put16(out + 2, h->ver_max);
+        out[4] = h->role;
+        out[5] = h->enc;
+        put16(out + 6, h->log_version);
+        put32(out + 8, h->domid);
+        put64(out + 12, h->pair_id);
+        memcpy(out + 20, h->nonce, XLFT_NONCE_SIZE);
+        break;
+    }
+    case XLFT_T_HELLO_ACK: {
+        const struct xlft_hello_ack *a = &m->u.hello_ack;
+
+        put16(out, a->version);
+        out[2] = a->role;
+        out[3] = a->enc;
+        put16(out + 4, a->log_version);
+        put32(out + 6, a->domid);
+        put64(out + 10, a->pair_id);
+        memcpy(out + 18, a->nonce, XLFT_NONCE_SIZE);
+        memcpy(out + 50, a->mac, XLFT_MAC_SIZE);
+        break;
+    }
+    case XLFT_T_LOG:
+        put64(out, m->u.log.first_seq);
+        put64(out + 8, m->u.log.sent_ns);
+        put32(out + 16, m->u.log.count);
+        memmove(out + XLFT_LOG_HDR_SIZE, m->u.log.recs, m->u.log.len);
+        break;
+    case XLFT_T_ACK:
+        put64(out, m->u.ack.acked);
+        put64(out + 8, m->u.ack.replayed);
+        put64(out + 16, m->u.ack.echo_ns);
+        put64(out + 24, m->u.ack.recv_ns);
+        break;
+    case XLFT_T_HEARTBEAT:
+        put64(out, m->u.heartbeat.sent_ns);
+        put64(out + 8, m->u.heartbeat.echo_ns);
+        break;
+    case XLFT_T_STATE:
+        put64(out, m->u.state.offset);
+        put64(out + 8, m->u.state.total);
+        put64(out + 16, m->u.state.base_seq);
+        if (m->u.state.len)
+            memmove(out + XLFT_STATE_HDR_SIZE, m->u.state.data,
+                    m->u.state.len);
+        break;
+    case XLFT_T_GOLIVE:
+        put64(out, m->u.golive_seq);
+        break;
+    case XLFT_T_SHUTDOWN:
+        put64(out, m->u.shutdown_seq);
+        break;
+    case XLFT_T_ERROR:
+        put32(out, m->u.error.code);
+        put16(out + 4, m->u.error.len);
+        memcpy(out + XLFT_ERROR_HDR_SIZE, m->u.error.reason,
+               m->u.error.len);
+        break;
+    }
+    return (int)n;
+}
+
+int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
+                     struct xlft_msg *m, char *msg, size_t msglen)
+{
+    size_t fixed = fixed_size(type);
+    const char *name = xlft_type_name(type);
+    bool var = type == XLFT_T_LOG || type == XLFT_T_STATE ||
+               type == XLFT_T_ERROR;
+
+    if (!fixed) {
+        say(msg, msglen, "unknown frame type %u", type);
+        return -ENOMSG;
+    }
+    if (len > XLFT_PLAIN_MAX) {
+        say(msg, msglen, "%s payload of %zu bytes is over the limit of %u",
+            name, len, XLFT_PLAIN_MAX);
+        return -EBADMSG;
+    }
+    if (len < fixed || (len != fixed && !var)) {
+        say(msg, msglen, "%s payload of %zu bytes; it takes %s%zu", name,
+            len, var ? "at least " : "", fixed);
+        return -EBADMSG;
+    }
+    memset(m, 0, sizeof(*m));
+    m->type = (uint8_t)type;
+    switch (type) {
+    case XLFT_T_HELLO: {
+        struct xlft_hello *h = &m->u.hello;
+
+        h->ver_min = get16(p);
+        h->ver_max = get16(p + 2);
+        h->role = p[4];
+        h->enc = p[5];
+        h->log_version = get16(p + 6);
+        h->domid = get32(p + 8);
+        h->pair_id = get64(p + 12);
+        memcpy(h->nonce, p + 20, XLFT_NONCE_SIZE);
+        break;
+    }
+    case XLFT_T_HELLO_ACK: {
+        struct xlft_hello_ack *a = &m->u.hello_ack;
+
+        a->version = get16(p);
+        a->role = p[2];
+        a->enc = p[3];
+        a->log_version = get16(p + 4);
+        a->domid = get32(p + 6);
+        a->pair_id = get64(p + 10);
+        memcpy(a->nonce, p + 18, XLFT_NONCE_SIZE);
+        memcpy(a->mac, p + 50, XLFT_MAC_SIZE);
+        break;
+    }
+    case XLFT_T_LOG:
+        m->u.log.first_seq = get64(p);
+        m->u.log.sent_ns = get64(p + 8);
+        m->u.log.count = get32(p + 16);
+        m->u.log.len = (uint32_t)(len - fixed);
+        m->u.log.recs = p + fixed;
+        break;
+    case XLFT_T_ACK:
+        m->u.ack.acked = get64(p);
+        m->u.ack.replayed = get64(p + 8);
+        m->u.ack.echo_ns = get64(p + 16);
+        m->u.ack.recv_ns = get64(p + 24);
+        break;
+    case XLFT_T_HEARTBEAT:
+        m->u.heartbeat.sent_ns = get64(p);
+        m->u.heartbeat.echo_ns = get64(p + 8);
+        break;
+    case XLFT_T_STATE:
+        m->u.state.offset = get64(p);
+        m->u.state.total = get64(p + 8);
+        m->u.state.base_seq = get64(p + 16);
+        m->u.state.len = (uint32_t)(len - fixed);
+        m->u.state.data = p + fixed;
+        break;
+    case XLFT_T_GOLIVE:
+        m->u.golive_seq = get64(p);
+        break;
+    case XLFT_T_SHUTDOWN:
+        m->u.shutdown_seq = get64(p);
+        break;
+    case XLFT_T_ERROR: {
+        uint16_t rlen = get16(p + 4);
+
+        m->u.error.code = get32(p);
+        if (rlen != len - fixed || rlen > XLFT_ERROR_REASON_MAX) {
+            say(msg, msglen, "ERROR: reason length %u in a %zu-byte "
+                "payload", rlen, len);
+            return -EBADMSG;
+        }
+        m->u.error.len = rlen;
+        memcpy(m->u.error.reason, p + fixed, rlen);
+        m->u.error.reason[rlen] = '\0';
+        break;
+    }
+    }
+    if (check_msg(m, msg, msglen))
+        return -EBADMSG;
+    return 0;
+}
+
+void xlft_msg_error(struct xlft_msg *m, uint32_t code, const char *reason)
+{
+    size_t n = 0;
+
+    memset(m, 0, sizeof(*m));
+    m->type = XLFT_T_ERROR;
+    m->u.error.code = code;
+    for (; reason[n] && n < XLFT_ERROR_REASON_MAX; n++) {
+        char c = reason[n];
+
+        m->u.error.reason[n] = c >= 0x20 && c <= 0x7e ? c : '?';
+    }
+    m->u.error.len = (uint16_t)n;
+}
+
+int xlft_frame_put(const struct xlft_msg *m, uint8_t version, uint64_t seq,
+                   uint8_t *out, size_t cap, char *msg, size_t msglen)
+{
+    struct xlft_hdr h = {
+        .version = version, .type = m->type, .flags = 0, .seq = seq,
+    };
+    int n;
+
+    if (cap < XLFT_HDR_SIZE) {
+        say(msg, msglen, "no room for a frame header in %zu bytes", cap);
+        return -ENOBUFS;
+    }
+    n = xlft_payload_put(m, out + XLFT_HDR_SIZE, cap - XLFT_HDR_SIZE,
+                         msg, msglen);
+    if (n < 0)
+        return n;
+    h.len = (uint32_t)n;
+    xlft_hdr_put(out, &h);
+    return (int)XLFT_HDR_SIZE + n;
+}
+
+int xlft_frame_get(const uint8_t *buf, size_t len, struct xlft_hdr *h,
+                   struct xlft_msg *m, char *msg, size_t msglen)
+{
+    int rc = xlft_hdr_get(buf, len, h, msg, msglen);
+
+    if (rc)
+        return rc;
+    if (h->flags & XLFT_F_ENCRYPTED) {
+        say(msg, msglen, "%s frame %llu is encrypted, and no session "
+            "holds its key", xlft_type_name(h->type),
+            (unsigned long long)h->seq);
+        return -EBADMSG;
+    }
+    if (len - XLFT_HDR_SIZE < h->len) {
+        say(msg, msglen, "%s frame %llu cut short: %zu of %u payload bytes",
+            xlft_type_name(h->type), (unsigned long long)h->seq,
+            len - XLFT_HDR_SIZE, h->len);
+        return -ENODATA;
+    }
+    rc = xlft_payload_get(h->type, buf + XLFT_HDR_SIZE, h->len, m,
+                          msg, msglen);
+    if (rc)
+        return rc;
+    return (int)(XLFT_HDR_SIZE + h->len);
+}
