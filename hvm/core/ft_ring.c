@@ -276,3 +276,8 @@ uint64_t ft_ring_ack(const struct ft_ring *r)
 {
     return ft_load64_acquire(&r->hdr->ack_seq);
 }
+
+uint64_t ft_ring_cons_seq(const struct ft_ring *r)
+{
+    return ft_load64(&r->hdr->cons_seq);
+}

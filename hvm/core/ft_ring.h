@@ -159,5 +159,7 @@ void ft_ring_set_flags(struct ft_ring *r, uint32_t bits);
 void ft_ring_clear_flags(struct ft_ring *r, uint32_t bits);
 void ft_ring_set_ack(struct ft_ring *r, uint64_t seq);
 uint64_t ft_ring_ack(const struct ft_ring *r);
+/* The consumer's position: the last record it has consumed (replayed). */
+uint64_t ft_ring_cons_seq(const struct ft_ring *r);
 
 #endif /* FT_RING_H */

@@ -112,10 +112,23 @@ static unsigned int state(struct ftvm *vm, uint64_t *v, bool load)
         vm->tsc_base = __builtin_ia32_rdtsc() - v[n];
     n++;
     if (load) {
+        uint64_t desc[NSEG];
+        uint64_t at[NSEG];
+
         uc_reg_write(vm->uc, UC_X86_REG_GDTR, &gdtr);
         uc_reg_write(vm->uc, UC_X86_REG_IDTR, &idtr);
+        /* Loading a segment register sets the accessed bit of its
+         * descriptor in guest memory: put back what the guest had. */
+        for (unsigned int i = 0; i < NSEG; i++) {
+            at[i] = gdtr.base + (v[NREG + i] & ~7ull);
+            if (at[i] <= vm->ram_size - 8ull)
+                memcpy(&desc[i], vm->ram + at[i], 8);
+        }
         for (unsigned int i = NREG; i < NREG + NSEG; i++)
             uc_reg_write(vm->uc, segs[i - NREG], &v[i]);
+        for (unsigned int i = 0; i < NSEG; i++)
+            if (at[i] <= vm->ram_size - 8ull)
+                memcpy(vm->ram + at[i], &desc[i], 8);
         for (unsigned int i = 0; i < NREG; i++)
             uc_reg_write(vm->uc, regs[i], &v[i]);
         if (vm->pit.armed)
