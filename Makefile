@@ -31,6 +31,7 @@ CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
 FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c))
 FTLOG_SRC := tools/ftlog/ftlog.c
+FTD_SRC  := $(sort $(wildcard tools/ftd/*.c))
 GUESTS   := idle cpu disk netrx nettx kvstore
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
 LIBS     := -lxxhash -lpthread -lcrypto -levent
@@ -44,12 +45,12 @@ san_LDFLAGS := -fsanitize=address,undefined
 
 .PHONY: all deps deps-check deps-bench deps-demo check check-unit check-san \
         soak demo \
-        check-ftvm check-channel \
+        check-ftvm check-channel check-ftd \
         check-freestanding check-fuzz fuzz-corpus bench install clean
 .DEFAULT_GOAL := all
 
 all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
-     $(BUILD)/bin/ftlog \
+     $(BUILD)/bin/ftlog $(BUILD)/bin/ftd \
      $(GUESTS:%=$(BUILD)/guests/%.bin)
 
 deps:
@@ -78,6 +79,7 @@ $(1)_XLFT_OBJ := $(XLFT_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 $(1)_UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 $(1)_FTVM_OBJ := $(FTVM_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 $(1)_FTLOG_OBJ := $(FTLOG_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
+$(1)_FTD_OBJ := $(FTD_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 endef
 $(eval $(call variant,rel))
 $(eval $(call variant,san))
@@ -95,6 +97,10 @@ $(BUILD)/bin/ftvm: $(rel_FTVM_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	$(CC) $^ -o $@ -lunicorn $(LIBS)
 
 $(BUILD)/bin/ftlog: $(rel_FTLOG_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LIBS)
+
+$(BUILD)/bin/ftd: $(rel_FTD_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LIBS)
 
@@ -151,6 +157,9 @@ $(SAN)/tests/ftvm-dom0: $(BUILD)/obj/san/tests/ftvm/ftvm-dom0.o \
                        $(san_XLFT_OBJ) $(san_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
+$(SAN)/bin/ftd: $(san_FTD_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
 $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
 	@mkdir -p $(@D)
 	ln -sfn ../guests $@
@@ -158,6 +167,7 @@ $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
 # --- checks -----------------------------------------------------------
 
 check: deps-check all check-freestanding check-unit check-san check-ftvm \
+       check-ftd \
        check-channel check-fuzz
 	@echo "make check: all passed"
 
@@ -172,6 +182,10 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 	sh tests/ftvm/snapshot.sh $(BUILD)
 	sh tests/ftvm/attached.sh $(BUILD)
 
+# ftd end to end: two hosts in network namespaces (root; 77: skipped).
+check-ftd: all deps-demo $(BUILD)/tests/ftvm-dom0
+	sh tests/ftd/failover.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+
 soak: all
 	sh tests/ftvm/pairs.sh $(BUILD) 1000
 
@@ -182,12 +196,16 @@ check-unit: deps-check $(BUILD)/tests/unit-tests
 	cd tests/unit && ../../$(BUILD)/tests/unit-tests
 
 check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
-           $(SAN)/tests/ftvm-dom0 $(SAN)/guests
+           $(SAN)/bin/ftd $(SAN)/tests/ftvm-dom0 $(SAN)/guests
 	cd tests/unit && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1 ../../$(BUILD)/tests/unit-tests-san
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 		sh tests/ftvm/attached.sh $(SAN)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+		sh tests/ftd/failover.sh $(SAN); rc=$$?; \
+		[ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The logging channel end to end over TCP on loopback, also under
 # ASan+UBSan.
@@ -271,7 +289,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/include/xenft \
 		$(DESTDIR)$(PREFIX)/share/xenft/guests \
 		$(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BUILD)/bin/ftvm $(BUILD)/bin/ftlog \
+	install -m 755 $(BUILD)/bin/ftvm $(BUILD)/bin/ftlog $(BUILD)/bin/ftd \
 		$(DESTDIR)$(PREFIX)/bin/
 	install -m 644 hvm/ftvm/ftvm.1 tools/ftlog/ftlog.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/

@@ -1,0 +1,175 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# failover.sh BUILD - two hosts (network namespaces joined by a veth
+# pair, made here), each with an ftvm guest and an ftd: the primary's
+# guest is copied to the secondary and protected over the encrypted
+# channel; then
+#   - the primary host dies (its processes killed): the secondary goes
+#     live and its guest carries on the primary's computation;
+#   - the hosts are cut apart (both alive): the heartbeat times out on
+#     both sides and the arbiter lets exactly one copy go on;
+#   - a secondary with another key is refused, the primary's guest runs on.
+# Without root or ip netns the test says so and exits 77.
+set -u
+
+build=${1:?usage: failover.sh BUILD}
+NAME=failover
+. "$(dirname "$0")/../ftvm/lib.sh"
+
+ftd=$build/bin/ftd
+dom0=$build/tests/ftvm-dom0
+a=xenft-a-$$
+b=xenft-b-$$
+
+if [ "$(id -u)" != 0 ] || ! ip netns add "$a" 2>/dev/null; then
+    echo "failover: needs root and ip netns: skipped"
+    exit 77
+fi
+ip netns add "$b"
+cleanup() {
+    for ns in "$a" "$b"; do
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+    done
+    wait
+    ip netns del "$a" 2>/dev/null
+    ip netns del "$b" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+ip link add va netns "$a" type veth peer name vb netns "$b"
+ip -n "$a" addr add 10.77.0.1/24 dev va
+ip -n "$b" addr add 10.77.0.2/24 dev vb
+ip -n "$a" link set va up
+ip -n "$b" link set vb up
+ip -n "$a" link set lo up
+ip -n "$b" link set lo up
+
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/other.key"
+chmod 600 "$work/key" "$work/other.key"
+
+# inns NS NAME CMD...: CMD in namespace NS, in the background, bounded;
+# output in $work/NAME.out and .err, exit status in $work/NAME.rc.
+inns() {
+    ns=$1 n=$2
+    shift 2
+    rm -f "$work/$n.rc"
+    (ip netns exec "$ns" timeout -k 5 120 "$@" >"$work/$n.out" \
+        2>"$work/$n.err"; echo $? >"$work/$n.rc") &
+}
+
+# waitfor TEXT FILE: until FILE holds TEXT, 20 s at most.
+waitfor() {
+    i=0
+    while ! grep -q "$1" "$2" 2>/dev/null; do
+        i=$((i + 1))
+        [ $i -ge 400 ] && return 1
+        sleep 0.05      # polling a log file, bounded
+    done
+}
+
+ended() {           # the exit status of NAME, 30 s at most
+    i=0
+    while [ ! -s "$work/$1.rc" ] && [ $i -lt 600 ]; do
+        i=$((i + 1))
+        sleep 0.05
+    done
+    cat "$work/$1.rc" 2>/dev/null || echo none
+}
+
+# answers SOCKET: until the ftvm there answers, 10 s at most.
+answers() {
+    i=0
+    until "$dom0" "$1" status >/dev/null 2>&1; do
+        i=$((i + 1))
+        [ $i -ge 200 ] && return 1
+        sleep 0.05
+    done
+}
+
+# pair ROUND [SECONDARY-KEY]: guests and ftds on both hosts, protected.
+pair() {
+    r=$1 skey=${2:-$work/key}
+    arb=$work/arb.$r
+    mkdir -p "$arb"
+    inns "$a" gp$r "$ftvm" serve --control "$work/p$r.sock" \
+        --guest "$build/guests/cpu.bin" --cmdline seed=$r \
+        --console "$work/p$r.con"
+    inns "$b" gs$r "$ftvm" serve --control "$work/s$r.sock" --incoming \
+        --console "$work/s$r.con"
+    answers "$work/p$r.sock" && answers "$work/s$r.sock" || return 1
+    inns "$b" fs$r "$ftd" secondary --pair vm$r --guest "$work/s$r.sock" \
+        --listen 10.77.0.2:7800 --key "$skey" --arbiter "file:$arb" \
+        --host-name hostB
+    waitfor "listening" "$work/fs$r.out" || return 1
+    inns "$a" fp$r "$ftd" primary --pair vm$r --guest "$work/p$r.sock" \
+        --peer 10.77.0.2:7800 --key "$work/key" --arbiter "file:$arb" \
+        --host-name hostA
+}
+
+# 1. The primary host dies: the secondary goes live and carries on.
+if pair 1 && waitfor "replaying" "$work/fs1.err" &&
+   waitfor "round 2 " "$work/s1.con"; then
+    ip netns pids "$a" | xargs -r kill -KILL
+    if [ "$(ended fs1)" = 0 ] && grep -q "live at record" "$work/fs1.err" &&
+       waitfor "round 5 " "$work/s1.con" &&
+       "$dom0" "$work/s1.sock" status | grep -q "mode=live"; then
+        # The guest's rounds are deterministic: the copy computes what
+        # the original computed, before and after the failover.
+        grep -o 'round [0-9]* sum 0x[0-9a-f]*' "$work/p1.con" >"$work/ps"
+        grep -o 'round [0-9]* sum 0x[0-9a-f]*' "$work/s1.con" >"$work/ss"
+        if head -n "$(wc -l <"$work/ps")" "$work/ss" | cmp -s - "$work/ps"
+        then
+            ok "primary killed: the secondary went live and carries on \
+($(grep -o 'live at record.*' "$work/fs1.err"))"
+        else
+            bad "the live secondary computes something else"
+        fi
+    else
+        bad "failover: $(cat "$work/fs1.err" "$work/gs1.err")"
+    fi
+else
+    bad "protecting the guest: $(cat "$work/fp1.err" "$work/fs1.err" \
+        "$work/gp1.err" "$work/gs1.err" 2>/dev/null)"
+fi
+ip netns pids "$b" | xargs -r kill -KILL 2>/dev/null
+ip netns pids "$a" | xargs -r kill -KILL 2>/dev/null
+
+# 2. The hosts are cut apart, both alive: one copy goes on, one halts.
+if pair 2 && waitfor "replaying" "$work/fs2.err" &&
+   waitfor "protected" "$work/fp2.err"; then
+    ip -n "$a" link set va down
+    fp=$(ended fp2)
+    fs=$(ended fs2)
+    wins=$(grep -l -e "running unprotected" -e "live at record" \
+        "$work/fp2.err" "$work/fs2.err" | wc -l)
+    halts=$(grep -l "halted:" "$work/fp2.err" "$work/fs2.err" | wc -l)
+    if [ "$fp" = 0 ] && [ "$fs" = 0 ] && [ "$wins" = 1 ] &&
+       [ "$halts" = 1 ]; then
+        ok "partition: exactly one copy went on \
+($(grep -h -o -e 'running unprotected' -e 'live at record [0-9]*' \
+-e 'halted: .*' "$work/fp2.err" "$work/fs2.err" | tr '\n' ';'))"
+    else
+        bad "partition: $wins went on, $halts halted: \
+$(cat "$work/fp2.err" "$work/fs2.err")"
+    fi
+    ip -n "$a" link set va up
+else
+    bad "protecting the guest: $(cat "$work/fp2.err" "$work/fs2.err" \
+        2>/dev/null)"
+fi
+ip netns pids "$b" | xargs -r kill -KILL 2>/dev/null
+ip netns pids "$a" | xargs -r kill -KILL 2>/dev/null
+
+# 3. A secondary with another key is refused; the guest is untouched.
+if pair 3 "$work/other.key" && [ "$(ended fp3)" = 1 ] &&
+   grep -q "different key" "$work/fp3.err" &&
+   "$dom0" "$work/p3.sock" status | grep -q "state=running mode=live"; then
+    ok "another key refused, the guest runs on: \
+$(grep -o 'peer has a different key.*' "$work/fp3.err" | head -1)"
+else
+    bad "wrong key: $(cat "$work/fp3.err" "$work/fs3.err" 2>/dev/null)"
+fi
+
+finish

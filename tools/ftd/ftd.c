@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ftd.c - the fault-tolerance daemon, one pair per process for now:
+ *
+ *   ftd primary   --pair NAME --guest SOCKET --peer HOST:PORT OPTIONS
+ *   ftd secondary --pair NAME --guest SOCKET --listen ADDR:PORT OPTIONS
+ *
+ * The primary's guest runs under `ftvm serve --control SOCKET`; the
+ * secondary's waits under `ftvm serve --incoming --control SOCKET`.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "pair.h"
+#include "xlft_crypto.h"
+
+static const char usage[] =
+    "usage: ftd primary --pair NAME --guest SOCKET --peer HOST:PORT\n"
+    "                   --key FILE --arbiter SPEC [OPTIONS]\n"
+    "       ftd secondary --pair NAME --guest SOCKET --listen ADDR:PORT\n"
+    "                   --key FILE --arbiter SPEC [OPTIONS]\n"
+    "options: --host-name NAME   this host, to the arbiter (default: its\n"
+    "                            host name)\n"
+    "         --encryption required|disabled   (default required)\n"
+    "         --heartbeat MS --timeout MS      (default 50, 300)\n"
+    "         --ring BYTES       each shared ring (default 1 MiB)\n"
+    "         --buffer MIB       secondary: log held ahead (default 64)\n"
+    "         --lag-limit US     say when the secondary lags more\n"
+    "Exit status: 0 the pair ended (orderly, live or halted), 1 error,\n"
+    "2 usage.\n";
+
+struct run {
+    struct event_base *base;
+    int err;
+    char why[600];
+};
+
+static int bad_usage(const char *what)
+{
+    fprintf(stderr, "ftd: %s\n\n%s", what, usage);
+    return 2;
+}
+
+static void on_end(void *arg, int err, const char *why)
+{
+    struct run *r = arg;
+
+    r->err = err;
+    snprintf(r->why, sizeof(r->why), "%s", why);
+    event_base_loopexit(r->base, NULL);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct run *r = arg;
+
+    (void)what;
+    r->err = -EINTR;
+    snprintf(r->why, sizeof(r->why), "stopped by signal %d", (int)sig);
+    event_base_loopexit(r->base, NULL);
+}
+
+static bool split_hostport(const char *s, char *host, size_t hlen,
+                           char *port, size_t plen)
+{
+    const char *colon = strrchr(s, ':');
+
+    if (!colon || colon == s || !colon[1] ||
+        (size_t)(colon - s) >= hlen || strlen(colon + 1) >= plen)
+        return false;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    strcpy(port, colon + 1);
+    return true;
+}
+
+static int tcp_tune(int fd)
+{
+    int one = 1;
+
+    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* Connect to HOST:PORT within 10 s: the socket, or -1 with 'why'. */
+static int dial(const char *spec, char *why, size_t len)
+{
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
+    char host[256], port[32];
+    int fd = -1, rc;
+
+    if (!split_hostport(spec, host, sizeof(host), port, sizeof(port))) {
+        snprintf(why, len, "--peer %s: want HOST:PORT", spec);
+        return -1;
+    }
+    rc = getaddrinfo(host, port, &hints, &ai);
+    if (rc) {
+        snprintf(why, len, "peer %s: %s", spec, gai_strerror(rc));
+        return -1;
+    }
+    for (a = ai; a; a = a->ai_next) {
+        struct pollfd p;
+        int err = 0;
+        socklen_t el = sizeof(err);
+
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC |
+                    SOCK_NONBLOCK, a->ai_protocol);
+        if (fd < 0)
+            continue;
+        if (connect(fd, a->ai_addr, a->ai_addrlen) && errno != EINPROGRESS)
+            err = errno;
+        p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+        if (!err && poll(&p, 1, 10000) != 1)
+            err = ETIMEDOUT;
+        if (!err)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
+        if (!err)
+            break;
+        snprintf(why, len, "cannot connect to %s: %s", spec, strerror(err));
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    if (fd >= 0)
+        tcp_tune(fd);
+    return fd;
+}
+
+/* Listen on ADDR:PORT and take the first connection. */
+static int answer(const char *spec, char *peer, size_t plen, char *why,
+                  size_t len)
+{
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_PASSIVE }, *ai;
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof(sa);
+    char host[256], port[32], h[NI_MAXHOST], s[NI_MAXSERV];
+    int lfd, fd, one = 1, rc;
+
+    if (!split_hostport(spec, host, sizeof(host), port, sizeof(port))) {
+        snprintf(why, len, "--listen %s: want ADDR:PORT", spec);
+        return -1;
+    }
+    rc = getaddrinfo(host, port, &hints, &ai);
+    if (rc) {
+        snprintf(why, len, "listen %s: %s", spec, gai_strerror(rc));
+        return -1;
+    }
+    lfd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+                 ai->ai_protocol);
+    if (lfd < 0 ||
+        setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+        bind(lfd, ai->ai_addr, ai->ai_addrlen) || listen(lfd, 1)) {
+        snprintf(why, len, "cannot listen on %s: %s", spec, strerror(errno));
+        freeaddrinfo(ai);
+        if (lfd >= 0)
+            close(lfd);
+        return -1;
+    }
+    freeaddrinfo(ai);
+    printf("ftd: listening on %s\n", spec);
+    fflush(stdout);
+    fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
+    close(lfd);
+    if (fd < 0) {
+        snprintf(why, len, "accept on %s: %s", spec, strerror(errno));
+        return -1;
+    }
+    if (getnameinfo((struct sockaddr *)&sa, sl, h, sizeof(h), s, sizeof(s),
+                    NI_NUMERICHOST | NI_NUMERICSERV))
+        snprintf(peer, plen, "?");
+    else
+        snprintf(peer, plen, "%s:%s", h, s);
+    tcp_tune(fd);
+    return fd;
+}
+
+static bool number(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+    char *end;
+
+    if (*s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    *v = strtoull(s, &end, 10);
+    return !*end && !errno && *v >= min && *v <= max;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "pair", required_argument, NULL, 'p' },
+        { "guest", required_argument, NULL, 'g' },
+        { "peer", required_argument, NULL, 'P' },
+        { "listen", required_argument, NULL, 'l' },
+        { "key", required_argument, NULL, 'k' },
+        { "arbiter", required_argument, NULL, 'a' },
+        { "host-name", required_argument, NULL, 'H' },
+        { "encryption", required_argument, NULL, 'e' },
+        { "heartbeat", required_argument, NULL, 'b' },
+        { "timeout", required_argument, NULL, 't' },
+        { "ring", required_argument, NULL, 'r' },
+        { "buffer", required_argument, NULL, 'B' },
+        { "lag-limit", required_argument, NULL, 'L' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *peer_spec = NULL, *listen_spec = NULL, *key_path = NULL;
+    struct pair_cfg cfg = { .encrypt = true };
+    uint8_t key[XLFT_KEY_SIZE];
+    char me[256], peer[NI_MAXHOST + NI_MAXSERV + 2], why[600], line[400];
+    struct run run = { 0 };
+    struct event *sigs[2];
+    struct pair *p;
+    uint64_t v;
+    int c, fd;
+
+    if (argc < 2 || (strcmp(argv[1], "primary") &&
+                     strcmp(argv[1], "secondary")))
+        return argc == 2 && !strcmp(argv[1], "--help") ?
+               (fputs(usage, stdout), 0) : bad_usage("primary or secondary?");
+    cfg.role = !strcmp(argv[1], "primary") ? PAIR_PRIMARY : PAIR_SECONDARY;
+    if (gethostname(me, sizeof(me)))
+        snprintf(me, sizeof(me), "localhost");
+    cfg.me = me;
+    optind = 2;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': cfg.name = optarg; break;
+        case 'g': cfg.guest = optarg; break;
+        case 'P': peer_spec = optarg; break;
+        case 'l': listen_spec = optarg; break;
+        case 'k': key_path = optarg; break;
+        case 'a': cfg.arbiter = optarg; break;
+        case 'H': cfg.me = optarg; break;
+        case 'e':
+            if (strcmp(optarg, "required") && strcmp(optarg, "disabled"))
+                return bad_usage("--encryption: required or disabled");
+            cfg.encrypt = !strcmp(optarg, "required");
+            break;
+        case 'b':
+            if (!number(optarg, 1, 10000, &v))
+                return bad_usage("--heartbeat: milliseconds, 1 to 10000");
+            cfg.hb.interval_ms = (uint32_t)v;
+            break;
+        case 't':
+            if (!number(optarg, 3, 600000, &v))
+                return bad_usage("--timeout: milliseconds, 3 to 600000");
+            cfg.hb.timeout_ms = (uint32_t)v;
+            break;
+        case 'r':
+            if (!number(optarg, 1, 1u << 30, &v))
+                return bad_usage("--ring: bytes, a power of two from "
+                                 "131072 to 1073741824");
+            cfg.ring_data = (uint32_t)v;
+            break;
+        case 'B':
+            if (!number(optarg, 1, 4096, &v))
+                return bad_usage("--buffer: MiB, 1 to 4096");
+            cfg.buffer_max = (size_t)v << 20;
+            break;
+        case 'L':
+            if (!number(optarg, 1, UINT32_MAX, &v))
+                return bad_usage("--lag-limit: microseconds");
+            cfg.lag_limit_us = v;
+            break;
+        default:
+            return bad_usage("unknown option");
+        }
+    }
+    if (optind != argc)
+        return bad_usage("unexpected argument");
+    if (!cfg.name || !cfg.guest || !key_path || !cfg.arbiter)
+        return bad_usage("--pair, --guest, --key and --arbiter are needed");
+    if (cfg.role == PAIR_PRIMARY ? !peer_spec || listen_spec
+                                 : !listen_spec || peer_spec)
+        return bad_usage("a primary names its --peer, a secondary where "
+                         "to --listen");
+    if (xlft_key_load(key_path, key, why, sizeof(why))) {
+        fprintf(stderr, "ftd: %s\n", why);
+        return 1;
+    }
+    cfg.key = key;
+
+    signal(SIGPIPE, SIG_IGN);
+    fd = cfg.role == PAIR_PRIMARY ? dial(peer_spec, why, sizeof(why))
+                                  : answer(listen_spec, peer, sizeof(peer),
+                                           why, sizeof(why));
+    if (fd < 0) {
+        fprintf(stderr, "ftd: %s %s: %s\n", argv[1], cfg.name, why);
+        return 1;
+    }
+    cfg.peer = cfg.role == PAIR_PRIMARY ? peer_spec : peer;
+    run.base = event_base_new();
+    if (!run.base) {
+        fprintf(stderr, "ftd: cannot set up the event loop\n");
+        close(fd);
+        return 1;
+    }
+    cfg.base = run.base;
+    cfg.fd = fd;
+    cfg.on_end = on_end;
+    cfg.arg = &run;
+    if (pair_start(&p, &cfg, why, sizeof(why))) {
+        fprintf(stderr, "ftd: %s %s: %s\n", argv[1], cfg.name, why);
+        event_base_free(run.base);
+        return 1;
+    }
+    sigs[0] = evsignal_new(run.base, SIGTERM, on_signal, &run);
+    sigs[1] = evsignal_new(run.base, SIGINT, on_signal, &run);
+    evsignal_add(sigs[0], NULL);
+    evsignal_add(sigs[1], NULL);
+    event_base_dispatch(run.base);
+
+    pair_status(p, line, sizeof(line));
+    printf("ftd: %s\nftd: %s\n", line, run.why);
+    pair_free(p);
+    event_free(sigs[0]);
+    event_free(sigs[1]);
+    event_base_free(run.base);
+    return run.err && run.err != -EINTR ? 1 : 0;
+}

@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pair.c - one protected guest on one host (pair.h).
+ *
+ * Primary: once the channel is up, the guest is paused, saved into a
+ * memfd, set recording and resumed; the saved state goes to the
+ * secondary first (STATE frames), then the log (LOG frames, as records
+ * appear in the ring).  ACKs become ack_seq in the record ring, which
+ * lets ftvm's output gate release what the secondary covers.
+ *
+ * Secondary: the state is gathered into a memfd, restored into the
+ * waiting guest, which then replays from its ring; LOG frames are held
+ * in a bounded buffer (ACKed once held) and fed into the ring as it
+ * frees space.
+ *
+ * Both: heartbeats; when the peer is lost, the arbiter decides.  The
+ * winner goes on alone (the secondary after replaying everything it
+ * holds), the loser stops its guest.  A side that cannot reach the
+ * arbiter asks again and again, and never goes on meanwhile.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "ft_log.h"
+#include "pair.h"
+#include "xlft_arbiter.h"
+#include "xlft_channel.h"
+#include "xlft_ftvm.h"
+#include "xlft_lag.h"
+
+#define BATCH       (256u << 10)        /* records per LOG frame, bytes */
+#define CHUNK       (256u << 10)        /* state per STATE frame */
+#define TICK_MS     10
+#define RETRY_MS    100                 /* arbiter unreachable: again */
+#define SYNC_MAGIC  "XFTDSYNC"
+#define SYNC_HDR    32u                 /* magic, version, pad, gen, size */
+#define SYNC_VERSION 1u
+
+enum state {
+    S_HANDSHAKE,        /* channel not up yet */
+    S_SYNC,             /* the guest's state on its way */
+    S_PROTECTED,        /* the log flows */
+    S_ARBITRATING,      /* the peer is lost: who goes on? */
+    S_GOING_LIVE,       /* secondary: replaying what it holds first */
+    S_LIVE,             /* alone: went live, or primary unprotected */
+    S_HALTED,           /* lost the arbitration: guest stopped */
+    S_ENDED,
+};
+
+static const char *const state_names[] = {
+    "handshake", "sync", "protected", "arbitrating", "going-live", "live",
+    "halted", "ended",
+};
+
+struct pair {
+    struct pair_cfg cfg;
+    char name[XLFT_ARB_NAME_MAX + 1], me[XLFT_ARB_NAME_MAX + 1];
+    char peer[128];
+    enum state st;
+    uint64_t gen;
+    struct xlft_chan *chan;
+    struct xlft_ftvm *vm;
+    struct xlft_ring ring;
+    bool have_ring;
+    struct event *up_ev, *tick;
+    struct xlft_hb hb;
+    struct xlft_lag lag;
+    struct xlft_arbiter *arb;
+    uint64_t lost_ns;           /* when the peer was lost */
+    uint64_t retry_ns;          /* when to ask the arbiter again */
+    bool lag_warned;
+    bool ended;                 /* on_end has been called */
+
+    /* Primary. */
+    int sync_fd;                /* memfd: sync header and saved state */
+    uint64_t sync_off, sync_total;
+    uint8_t *batch;             /* a LOG frame's records not sent yet */
+    uint32_t batch_len, batch_nrec;
+    uint64_t sent;              /* last record sent */
+    uint64_t acked;
+
+    /* Secondary. */
+    uint8_t *fifo;              /* records held, not yet in the ring */
+    size_t fifo_cap, fifo_head, fifo_len;
+    uint64_t held;              /* last record held */
+    bool paused_in;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void say(struct pair *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void say(struct pair *p, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "ftd: %s %s (peer %s): ",
+            p->cfg.role == PAIR_PRIMARY ? "primary" : "secondary", p->name,
+            p->peer);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void end(struct pair *p, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void end(struct pair *p, int err, const char *fmt, ...)
+{
+    char why[600];
+    va_list ap;
+
+    if (p->ended)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    say(p, "%s", why);
+    p->ended = true;
+    if (p->st != S_LIVE && p->st != S_HALTED)
+        p->st = S_ENDED;
+    if (p->chan)
+        xlft_chan_close(p->chan);
+    if (p->tick)
+        event_del(p->tick);
+    if (p->up_ev)
+        event_del(p->up_ev);
+    p->cfg.on_end(p->cfg.arg, err, why);
+}
+
+/* A request to the guest; false (and the pair ended) if refused. */
+static bool guest(struct pair *p, uint16_t op, uint32_t ring, int fd,
+                  struct ftvm_ctl_rep *rep, int fds[3])
+{
+    if (!xlft_ftvm_call(p->vm, op, ring, 0, fd, rep, fds))
+        return true;
+    end(p, rep->error, "guest %s refused %s: %s", p->cfg.guest,
+        xlft_ftvm_op_name(op), rep->msg);
+    return false;
+}
+
+static int send_msg(struct pair *p, const struct xlft_msg *m)
+{
+    int rc = xlft_chan_send(p->chan, m);
+
+    if (!rc)
+        xlft_hb_sent(&p->hb, now_ns());
+    return rc;
+}
+
+static void on_up_fd(evutil_socket_t fd, short what, void *arg);
+
+static bool map_ring(struct pair *p, uint16_t op)
+{
+    struct ftvm_ctl_rep rep;
+    char err[200];
+    int fds[3];
+
+    if (!guest(p, op, p->cfg.ring_data, -1, &rep, fds))
+        return false;
+    if (xlft_ring_map(&p->ring, fds, rep.ring_size, op == FTVM_OP_RECORD ?
+                      FT_RING_RECORD : FT_RING_REPLAY, err, sizeof(err))) {
+        end(p, -EPROTO, "guest %s: %s", p->cfg.guest, err);
+        return false;
+    }
+    p->have_ring = true;
+    p->up_ev = event_new(p->cfg.base, p->ring.up_fd, EV_READ | EV_PERSIST,
+                         on_up_fd, p);
+    if (!p->up_ev || event_add(p->up_ev, NULL)) {
+        end(p, -ENOMEM, "cannot watch the ring");
+        return false;
+    }
+    return true;
+}
+
+/* ---- primary -------------------------------------------------------- */
+
+static void pump(struct pair *p);
+
+static void send_state(struct pair *p)
+{
+    while (p->sync_off < p->sync_total) {
+        uint8_t *buf = p->batch;        /* free until the log flows */
+        uint32_t n = p->sync_total - p->sync_off < CHUNK ?
+                     (uint32_t)(p->sync_total - p->sync_off) : CHUNK;
+        struct xlft_msg m = { .type = XLFT_T_STATE };
+        int rc;
+
+        if (pread(p->sync_fd, buf, n, (off_t)p->sync_off) != (ssize_t)n) {
+            end(p, -EIO, "cannot read the saved state back");
+            return;
+        }
+        m.u.state = (struct xlft_state){ .offset = p->sync_off,
+                                         .total = p->sync_total,
+                                         .len = n, .data = buf };
+        rc = send_msg(p, &m);
+        if (rc == -EAGAIN)
+            return;             /* on_writable resumes */
+        if (rc) {
+            end(p, rc, "cannot send the state: %s", strerror(-rc));
+            return;
+        }
+        p->sync_off += n;
+    }
+    close(p->sync_fd);
+    p->sync_fd = -1;
+    p->st = S_PROTECTED;
+    say(p, "secondary created (%" PRIu64 " bytes of state), protected",
+        p->sync_total);
+    pump(p);
+}
+
+/* Pause, save, record, resume: the copy and the log start together. */
+static void primary_up(struct pair *p)
+{
+    struct ftvm_ctl_rep rep;
+    uint8_t hdr[SYNC_HDR] = SYNC_MAGIC;
+    struct timespec ts;
+    off_t size;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    p->gen = (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+    p->sync_fd = memfd_create("ftd-sync", MFD_CLOEXEC);
+    if (p->sync_fd < 0 || write(p->sync_fd, hdr, SYNC_HDR) != SYNC_HDR) {
+        end(p, -errno, "cannot keep the state: %s", strerror(errno));
+        return;
+    }
+    if (!guest(p, FTVM_OP_PAUSE, 0, -1, &rep, NULL) ||
+        !guest(p, FTVM_OP_SAVE, 0, p->sync_fd, &rep, NULL) ||
+        !map_ring(p, FTVM_OP_RECORD) ||
+        !guest(p, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL))
+        return;
+    size = lseek(p->sync_fd, 0, SEEK_END);
+    memcpy(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4);
+    memcpy(hdr + 16, &p->gen, 8);
+    memcpy(hdr + 24, &(uint64_t){ (uint64_t)size - SYNC_HDR }, 8);
+    if (size < SYNC_HDR || pwrite(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR) {
+        end(p, -EIO, "cannot keep the state");
+        return;
+    }
+    p->sync_total = (uint64_t)size;
+    p->st = S_SYNC;
+    send_state(p);
+}
+
+/* Records from the ring into LOG frames, as long as the channel takes. */
+static void pump(struct pair *p)
+{
+    while (p->st == S_PROTECTED || p->st == S_ARBITRATING) {
+        struct xlft_msg m = { .type = XLFT_T_LOG };
+        uint64_t now;
+        bool notify;
+        int n, rc;
+
+        if (!p->batch_len) {
+            n = ft_ring_read_records(&p->ring.ring, p->batch, BATCH,
+                                     &p->batch_nrec, &notify);
+            if (n < 0) {
+                end(p, -EPROTO, "record ring: %s", ft_strerror(n));
+                return;
+            }
+            if (notify)
+                xlft_ring_notify(&p->ring);
+            if (n == 0) {
+                if (ft_ring_wait(&p->ring.ring) == FT_EAGAIN)
+                    return;     /* ftvm notifies the next record */
+                continue;
+            }
+            p->batch_len = (uint32_t)n;
+        }
+        if (p->st == S_ARBITRATING)
+            return;             /* held: nobody to send it to */
+        now = now_ns();
+        m.u.log = (struct xlft_log){ .first_seq = p->sent + 1,
+                                     .sent_ns = now,
+                                     .count = p->batch_nrec,
+                                     .len = p->batch_len,
+                                     .recs = p->batch };
+        rc = send_msg(p, &m);
+        if (rc == -EAGAIN)
+            return;             /* the guest stalls on its ring meanwhile */
+        if (rc) {
+            end(p, rc, "cannot send the log: %s", strerror(-rc));
+            return;
+        }
+        p->sent += p->batch_nrec;
+        p->batch_len = 0;
+        xlft_lag_produced(&p->lag, p->sent, now);
+    }
+}
+
+static void on_ack(struct pair *p, const struct xlft_ack *a)
+{
+    if (a->acked > p->sent || a->acked < p->acked ||
+        a->replayed > a->acked) {
+        end(p, -EPROTO, "ACK of record %" PRIu64 " (replayed %" PRIu64
+            ") after %" PRIu64 " sent and %" PRIu64 " acknowledged",
+            a->acked, a->replayed, p->sent, p->acked);
+        return;
+    }
+    if (a->acked > p->acked) {
+        p->acked = a->acked;
+        /* ftvm's gate lets out what the secondary now holds. */
+        ft_ring_set_ack(&p->ring.ring, a->acked);
+        xlft_ring_notify(&p->ring);
+    }
+    xlft_lag_replayed(&p->lag, a->replayed, now_ns());
+    /* Said when crossing the limit, not at every ACK. */
+    if (xlft_lag_over(&p->lag, p->cfg.lag_limit_us) != p->lag_warned) {
+        p->lag_warned = !p->lag_warned;
+        say(p, "secondary %" PRIu64 " us behind: %s the limit of %" PRIu64
+            " us", xlft_lag_avg_us(&p->lag), p->lag_warned ? "above"
+                                                           : "back under",
+            p->cfg.lag_limit_us);
+    }
+}
+
+/* ---- secondary ------------------------------------------------------ */
+
+/* Held records into the replay ring, whole, as far as it has room. */
+static void feed(struct pair *p)
+{
+    while (p->fifo_len) {
+        int space = ft_ring_space(&p->ring.ring), n;
+        uint32_t nrec, want = p->fifo_len < (size_t)INT32_MAX ?
+                              (uint32_t)p->fifo_len : INT32_MAX;
+
+        if (space < 0) {
+            end(p, -EPROTO, "replay ring: %s", ft_strerror(space));
+            return;
+        }
+        if (want > (uint32_t)space)
+            want = (uint32_t)space;
+        n = ft_log_scan(p->fifo + p->fifo_head, want, &nrec);
+        if (n < 0) {
+            end(p, -EPROTO, "malformed records from the primary: %s",
+                ft_strerror(n));
+            return;
+        }
+        if (n == 0) {
+            /* Full: the replayer notifies once it has made room. */
+            if (ft_ring_stall(&p->ring.ring, FT_LOG_REC_MAX) == FT_EFULL)
+                break;
+            continue;
+        }
+        ft_ring_write(&p->ring.ring, 0, p->fifo + p->fifo_head,
+                      (uint32_t)n);
+        ft_ring_publish(&p->ring.ring, (uint32_t)n, nrec);
+        p->fifo_head += (size_t)n;
+        p->fifo_len -= (size_t)n;
+        if (ft_ring_consumer_waiting(&p->ring.ring))
+            xlft_ring_notify(&p->ring);
+    }
+    if (!p->fifo_len)
+        p->fifo_head = 0;
+    if (p->paused_in && p->fifo_len < p->cfg.buffer_max / 2) {
+        p->paused_in = false;
+        xlft_chan_pause(p->chan, false);
+    }
+    if (p->st == S_GOING_LIVE && !p->fifo_len) {
+        struct ftvm_ctl_rep rep;
+
+        /* All it holds is in the ring: it goes live once replayed. */
+        if (!guest(p, FTVM_OP_GOLIVE, 0, -1, &rep, NULL))
+            return;
+        p->st = S_LIVE;
+        end(p, 0, "live at record %" PRIu64 ", %" PRIu64 " ms after the "
+            "primary was lost", p->held, (now_ns() - p->lost_ns) / 1000000);
+    }
+}
+
+static void on_state(struct pair *p, const struct xlft_state *s)
+{
+    struct ftvm_ctl_rep rep;
+    uint8_t hdr[SYNC_HDR];
+    uint64_t size;
+
+    if (p->st != S_SYNC || s->offset != p->sync_off ||
+        s->total < SYNC_HDR || s->total > (1ull << 32) ||
+        (p->sync_total && s->total != p->sync_total) ||
+        s->len > s->total - s->offset) {
+        end(p, -EPROTO, "state frame at %" PRIu64 " of %" PRIu64 " out of "
+            "order", s->offset, s->total);
+        return;
+    }
+    if (p->sync_fd < 0) {
+        p->sync_fd = memfd_create("ftd-sync", MFD_CLOEXEC);
+        p->sync_total = s->total;
+        if (p->sync_fd < 0) {
+            end(p, -errno, "cannot keep the state: %s", strerror(errno));
+            return;
+        }
+    }
+    if (pwrite(p->sync_fd, s->data, s->len, (off_t)s->offset) !=
+        (ssize_t)s->len) {
+        end(p, -EIO, "cannot keep the state: %s", strerror(errno));
+        return;
+    }
+    p->sync_off += s->len;
+    if (p->sync_off < p->sync_total)
+        return;
+
+    if (pread(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR ||
+        memcmp(hdr, SYNC_MAGIC, 8)) {
+        end(p, -EPROTO, "the state does not start with a sync header");
+        return;
+    }
+    memcpy(&size, hdr + 24, 8);
+    if (memcmp(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4) ||
+        size != p->sync_total - SYNC_HDR) {
+        end(p, -EPROTO, "sync header of another version or size");
+        return;
+    }
+    memcpy(&p->gen, hdr + 16, 8);
+    lseek(p->sync_fd, SYNC_HDR, SEEK_SET);
+    if (!guest(p, FTVM_OP_RESTORE, 0, p->sync_fd, &rep, NULL) ||
+        !map_ring(p, FTVM_OP_REPLAY) ||
+        !guest(p, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL))
+        return;
+    close(p->sync_fd);
+    p->sync_fd = -1;
+    p->st = S_PROTECTED;
+    say(p, "copy of the guest restored (%" PRIu64 " bytes), replaying",
+        size);
+}
+
+static void on_log(struct pair *p, const struct xlft_log *l)
+{
+    struct xlft_msg a = { .type = XLFT_T_ACK };
+    uint32_t nrec;
+    int n, rc;
+
+    if (p->st != S_PROTECTED && p->st != S_ARBITRATING) {
+        end(p, -EPROTO, "log frame before the guest's state");
+        return;
+    }
+    if (l->first_seq != p->held + 1) {
+        end(p, -EPROTO, "log frame from record %" PRIu64 ", expected %"
+            PRIu64, l->first_seq, p->held + 1);
+        return;
+    }
+    n = ft_log_scan(l->recs, l->len, &nrec);
+    if (n != (int)l->len || nrec != l->count) {
+        end(p, -EPROTO, "log frame at record %" PRIu64 " does not hold %u "
+            "whole records", l->first_seq, l->count);
+        return;
+    }
+    if (p->fifo_head + p->fifo_len + l->len > p->fifo_cap) {
+        memmove(p->fifo, p->fifo + p->fifo_head, p->fifo_len);
+        p->fifo_head = 0;
+    }
+    if (p->fifo_len + l->len > p->fifo_cap) {
+        end(p, -ENOBUFS, "log buffer overrun");
+        return;
+    }
+    memcpy(p->fifo + p->fifo_head + p->fifo_len, l->recs, l->len);
+    p->fifo_len += l->len;
+    p->held += l->count;
+    /* Held here: the primary may let out what these records cover. */
+    a.u.ack = (struct xlft_ack){ .acked = p->held,
+                                 .replayed = ft_ring_cons_seq(&p->ring.ring),
+                                 .echo_ns = l->sent_ns,
+                                 .recv_ns = now_ns() };
+    if (a.u.ack.replayed > p->held)
+        a.u.ack.replayed = p->held;
+    rc = send_msg(p, &a);
+    if (rc && rc != -EAGAIN) {
+        end(p, rc, "cannot acknowledge: %s", strerror(-rc));
+        return;
+    }
+    if (!p->paused_in && p->fifo_len > p->cfg.buffer_max) {
+        p->paused_in = true;
+        xlft_chan_pause(p->chan, true);
+    }
+    feed(p);
+}
+
+/* ---- both ----------------------------------------------------------- */
+
+/* The peer is lost: the arbiter says who goes on. */
+static void arbitrate(struct pair *p)
+{
+    char holder[XLFT_ARB_NAME_MAX + 1], err[300];
+    struct ftvm_ctl_rep rep;
+    int rc;
+
+    if (p->st != S_ARBITRATING)
+        return;
+    rc = xlft_arbiter_claim(p->arb, p->gen, p->me, holder, sizeof(holder),
+                            err, sizeof(err));
+    if (rc < 0) {
+        say(p, "%s; asking again", err);
+        return;                 /* the tick asks again */
+    }
+    if (rc == 0) {
+        xlft_ftvm_call(p->vm, FTVM_OP_STOP, 0, 0, -1, &rep, NULL);
+        p->st = S_HALTED;
+        end(p, 0, "halted: %s went on with generation %" PRIu64, holder,
+            p->gen);
+        return;
+    }
+    if (p->cfg.role == PAIR_PRIMARY) {
+        if (!guest(p, FTVM_OP_DISABLE, 0, -1, &rep, NULL))
+            return;
+        p->st = S_LIVE;
+        end(p, 0, "secondary lost: running unprotected");
+    } else {
+        p->st = S_GOING_LIVE;
+        feed(p);
+    }
+}
+
+static void peer_lost(struct pair *p, const char *why)
+{
+    if (p->st == S_HANDSHAKE || (p->st == S_SYNC &&
+                                 p->cfg.role == PAIR_SECONDARY)) {
+        end(p, -ECONNRESET, "peer lost before the copy was made: %s", why);
+        return;
+    }
+    if (p->st != S_SYNC && p->st != S_PROTECTED)
+        return;
+    p->lost_ns = now_ns();
+    say(p, "peer lost (%s): asking the arbiter", why);
+    p->st = S_ARBITRATING;
+    p->retry_ns = p->lost_ns + RETRY_MS * 1000000ull;
+    arbitrate(p);
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct pair *p = arg;
+    uint64_t now = now_ns();
+
+    (void)fd;
+    (void)what;
+    if (p->st == S_ARBITRATING) {
+        if (now >= p->retry_ns) {
+            p->retry_ns = now + RETRY_MS * 1000000ull;
+            arbitrate(p);
+        }
+        return;
+    }
+    if (p->st != S_SYNC && p->st != S_PROTECTED)
+        return;
+    if (xlft_hb_peer(&p->hb, now) == XLFT_PEER_LOST) {
+        peer_lost(p, "silent for the heartbeat timeout");
+        return;
+    }
+    if (xlft_hb_due(&p->hb, now)) {
+        struct xlft_msg m = { .type = XLFT_T_HEARTBEAT };
+
+        m.u.heartbeat.sent_ns = now;
+        send_msg(p, &m);        /* a full queue is traffic enough */
+    }
+}
+
+static void on_up_fd(evutil_socket_t fd, short what, void *arg)
+{
+    struct pair *p = arg;
+    uint64_t n;
+
+    (void)what;
+    if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN) {
+        end(p, -errno, "ring notification: %s", strerror(errno));
+        return;
+    }
+    if (p->cfg.role == PAIR_PRIMARY) {
+        pump(p);
+        return;
+    }
+    if (ft_ring_flags(&p->ring.ring) & (FT_RING_F_DIVERGED |
+                                        FT_RING_F_BADLOG)) {
+        struct ftvm_ctl_rep rep;
+
+        xlft_ftvm_call(p->vm, FTVM_OP_STATUS, 0, 0, -1, &rep, NULL);
+        end(p, -EIO, "replay failed: %s", rep.st.why);
+        return;
+    }
+    feed(p);
+}
+
+static void on_chan_up(struct xlft_chan *c, void *arg)
+{
+    struct pair *p = arg;
+
+    (void)c;
+    xlft_hb_heard(&p->hb, now_ns());
+    say(p, "channel up");
+    if (p->cfg.role == PAIR_PRIMARY) {
+        primary_up(p);
+    } else {
+        p->st = S_SYNC;
+    }
+}
+
+static void on_chan_msg(struct xlft_chan *c, const struct xlft_msg *m,
+                        void *arg)
+{
+    struct pair *p = arg;
+    bool primary = p->cfg.role == PAIR_PRIMARY;
+
+    (void)c;
+    if (p->ended)
+        return;
+    xlft_hb_heard(&p->hb, now_ns());
+    switch (m->type) {
+    case XLFT_T_HEARTBEAT:
+        return;
+    case XLFT_T_ACK:
+        if (primary) {
+            on_ack(p, &m->u.ack);
+            return;
+        }
+        break;
+    case XLFT_T_STATE:
+        if (!primary) {
+            on_state(p, &m->u.state);
+            return;
+        }
+        break;
+    case XLFT_T_LOG:
+        if (!primary) {
+            on_log(p, &m->u.log);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    end(p, -EPROTO, "unexpected %s frame", xlft_type_name(m->type));
+}
+
+static void on_chan_writable(struct xlft_chan *c, void *arg)
+{
+    struct pair *p = arg;
+
+    (void)c;
+    if (p->st == S_SYNC && p->cfg.role == PAIR_PRIMARY)
+        send_state(p);
+    else
+        pump(p);
+}
+
+static void on_chan_down(struct xlft_chan *c, int err, const char *why,
+                         void *arg)
+{
+    struct pair *p = arg;
+    char reason[300];
+
+    /* 'why' lives in the channel, freed here. */
+    snprintf(reason, sizeof(reason), "%s", why ? why : "");
+    p->chan = NULL;
+    xlft_chan_free(c);
+    if (p->ended)
+        return;
+    if (!err && p->st != S_PROTECTED) {
+        end(p, 0, "channel closed");
+        return;
+    }
+    peer_lost(p, err ? reason : "channel closed by the peer");
+}
+
+int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
+               size_t whylen)
+{
+    struct xlft_chan_cfg cc = {
+        .base = cfg->base, .fd = cfg->fd, .peer = cfg->peer,
+        .in_max = 4u << 20, .out_max = 4u << 20,
+        .on_up = on_chan_up, .on_msg = on_chan_msg,
+        .on_writable = on_chan_writable, .on_down = on_chan_down,
+    };
+    struct timeval tv = { 0, TICK_MS * 1000 };
+    struct pair *p = calloc(1, sizeof(*p));
+    int rc;
+
+    *pp = NULL;
+    if (!p) {
+        snprintf(why, whylen, "out of memory");
+        close(cfg->fd);
+        return -ENOMEM;
+    }
+    p->cfg = *cfg;
+    p->sync_fd = -1;
+    p->ring.up_fd = p->ring.down_fd = -1;
+    snprintf(p->name, sizeof(p->name), "%s", cfg->name);
+    snprintf(p->me, sizeof(p->me), "%s", cfg->me);
+    snprintf(p->peer, sizeof(p->peer), "%s", cfg->peer);
+    if (!p->cfg.buffer_max)
+        p->cfg.buffer_max = 64u << 20;
+    xlft_lag_init(&p->lag);
+    rc = xlft_hb_init(&p->hb, &cfg->hb, now_ns(), why, whylen);
+    if (!rc)
+        rc = xlft_arbiter_open(&p->arb, cfg->arbiter, cfg->name, why,
+                               whylen);
+    if (!rc)
+        rc = xlft_ftvm_open(&p->vm, cfg->guest, why, whylen);
+    if (rc) {
+        close(cfg->fd);
+        pair_free(p);
+        return rc;
+    }
+    p->batch = malloc(BATCH > CHUNK ? BATCH : CHUNK);
+    p->fifo_cap = p->cfg.buffer_max + XLFT_FRAME_MAX;
+    p->fifo = cfg->role == PAIR_SECONDARY ? malloc(p->fifo_cap) : NULL;
+    p->tick = event_new(cfg->base, -1, EV_PERSIST, on_tick, p);
+    if (!p->batch || (cfg->role == PAIR_SECONDARY && !p->fifo) ||
+        !p->tick || event_add(p->tick, &tv)) {
+        snprintf(why, whylen, "out of memory");
+        close(cfg->fd);
+        pair_free(p);
+        return -ENOMEM;
+    }
+    cc.session = (struct xlft_session_cfg){
+        .key = cfg->key, .initiator = cfg->role == PAIR_PRIMARY,
+        .role = cfg->role == PAIR_PRIMARY ? XLFT_ROLE_PRIMARY
+                                          : XLFT_ROLE_SECONDARY,
+        .enc = cfg->encrypt ? XLFT_ENC_REQUIRED : XLFT_ENC_DISABLED,
+        .pair_id = XXH3_64bits(cfg->name, strlen(cfg->name)),
+    };
+    cc.arg = p;
+    rc = xlft_chan_new(&p->chan, &cc, why, whylen);
+    if (rc) {
+        pair_free(p);
+        return rc;
+    }
+    *pp = p;
+    return 0;
+}
+
+void pair_free(struct pair *p)
+{
+    if (!p)
+        return;
+    if (p->chan)
+        xlft_chan_free(p->chan);
+    if (p->tick)
+        event_free(p->tick);
+    if (p->up_ev)
+        event_free(p->up_ev);
+    if (p->have_ring)
+        xlft_ring_unmap(&p->ring);
+    if (p->sync_fd >= 0)
+        close(p->sync_fd);
+    xlft_ftvm_close(p->vm);
+    xlft_arbiter_close(p->arb);
+    free(p->batch);
+    free(p->fifo);
+    free(p);
+}
+
+void pair_status(const struct pair *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "pair=%s role=%s state=%s gen=%" PRIu64
+             " sent=%" PRIu64 " acked=%" PRIu64 " held=%" PRIu64
+             " lag-us=%" PRIu64, p->name,
+             p->cfg.role == PAIR_PRIMARY ? "primary" : "secondary",
+             state_names[p->st], p->gen, p->sent, p->acked, p->held,
+             xlft_lag_avg_us(&p->lag));
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pair.h - one protected guest seen from one host: the primary's side
+ * (the guest runs here, its log goes out) or the secondary's (a copy
+ * replays the log, ready to go live).  The engine of ftd.
+ */
+#ifndef FTD_PAIR_H
+#define FTD_PAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+
+#include "xlft_heartbeat.h"
+
+enum pair_role { PAIR_PRIMARY = 1, PAIR_SECONDARY };
+
+struct pair_cfg {
+    struct event_base *base;
+    enum pair_role role;
+    const char *name;           /* the pair's id: the same on both hosts */
+    const char *me;             /* this host's name, for the arbiter */
+    const char *guest;          /* ftvm control socket of the guest */
+    int fd;                     /* connected socket to the peer */
+    const char *peer;           /* how messages name the peer */
+    const uint8_t *key;         /* XLFT_KEY_SIZE bytes */
+    bool encrypt;
+    const char *arbiter;        /* xlft_arbiter.h spec */
+    struct xlft_hb_cfg hb;
+    uint32_t ring_data;         /* bytes of each ring (0: default) */
+    size_t buffer_max;          /* secondary: log held ahead of replay */
+    uint64_t lag_limit_us;      /* above: say so (0: no limit) */
+    /* Called once the pair has ended, for good, with why. */
+    void (*on_end)(void *arg, int err, const char *why);
+    void *arg;
+};
+
+struct pair;
+
+/*
+ * Start: the primary pauses its guest, copies it to the secondary and
+ * records from then on; the secondary waits for that copy.  0 or -errno
+ * with 'why'.
+ */
+int pair_start(struct pair **p, const struct pair_cfg *cfg, char *why,
+               size_t whylen);
+void pair_free(struct pair *p);
+
+/* One line on the pair's state, for status output. */
+void pair_status(const struct pair *p, char *buf, size_t len);
+
+#endif /* FTD_PAIR_H */
