@@ -9,6 +9,9 @@
 # present (mounted at /xenft).  With HOSTS=2, host N talks to the other
 # over a UDP socket on loopback (run.sh gives them a network namespace).
 # The serial console (Xen's and dom0's) goes to HOSTDIR/serial.
+# Guests' debug output (hvmloader, SeaBIOS) shows in `xl dmesg`.
+# XENLAB_MEM sets the host's RAM in MB (default 2048), XENLAB_XEN_ARGS
+# adds to Xen's command line (e.g. guest_loglvl=all, hap=0).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +30,7 @@ set -- -accel tcg,thread=multi -machine q35 -cpu "$cpu" -smp "$smp" \
     -serial "file:$dir/serial" \
     -kernel "$xen" \
     -append "console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M \
-dom0_max_vcpus=1 noreboot" \
+dom0_max_vcpus=1 noreboot guest_loglvl=all ${XENLAB_XEN_ARGS:-}" \
     -initrd "$XL_OUT/vmlinuz root=/dev/vda console=hvc0 \
 earlyprintk=xen,$XL_OUT/initrd.gz" \
     -drive "file=$XL_OUT/dom0.img,if=virtio,format=raw,snapshot=on" \
