@@ -53,7 +53,8 @@ chroot "$root" modprobe -a -S "$kver" --show-depends $INITRD_MODULES |
 while read -r rel; do
     mkdir -p "$work/initrd${rel%/*}"
     cp "$root$rel" "$work/initrd$rel"
-    grep -qx "$rel" "$work/initrd/modules" || echo "$rel" >> "$work/initrd/modules"
+    grep -qx "$rel" "$work/initrd/modules" ||
+        echo "$rel" >> "$work/initrd/modules"
 done < "$work/mods"
 (cd "$work/initrd" && find . | cpio -o -H newc --quiet) | gzip -1 \
     > "$work/initrd.gz"

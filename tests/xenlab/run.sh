@@ -34,7 +34,8 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || usage
 case "$hosts" in 1|2) ;; *) xl_die 2 "--hosts: 1 or 2, not '$hosts'" ;; esac
-case "$timeout" in ''|*[!0-9]*) xl_die 2 "--timeout: seconds, not '$timeout'" ;;
+case "$timeout" in
+''|*[!0-9]*) xl_die 2 "--timeout: seconds, not '$timeout'" ;;
 esac
 
 xl_need_root

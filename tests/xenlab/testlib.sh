@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # testlib.sh - sourced by tests/*.sh: run a command in the lab (its
-# output goes to the test's log), check that output.  A test exits 0 (pass), 77 (cannot run here) or 1 (fail).
+# output goes to the test's log), check that output.  A test exits 0
+# (pass), 77 (cannot run here) or 1 (fail).
 . "$(dirname "$0")/../lib.sh"
 
 out=$(mktemp)

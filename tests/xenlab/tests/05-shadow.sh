@@ -21,7 +21,11 @@ xl create /tmp/hvm.cfg || exit 1
 n=0
 until xl dmesg | grep -q "(d1) SeaBIOS"; do
     n=$((n + 1))
-    [ $n -le 120 ] || { echo "no SeaBIOS after 60 s"; xl dmesg | tail; exit 1; }
+    if [ $n -gt 120 ]; then
+        echo "no SeaBIOS after 60 s"
+        xl dmesg | tail
+        exit 1
+    fi
     sleep 0.5
 done
 echo seabios-ran
