@@ -47,7 +47,7 @@ mkdir -p "$work/initrd/bin" "$work/initrd/proc" "$work/initrd/sys" \
 cp "$busybox" "$work/initrd/bin/busybox"
 install -m 755 "$XL_SRC/initramfs-init.sh" "$work/initrd/init"
 # shellcheck disable=SC2086
-chroot "$root" modprobe -a -S "$kver" --show-depends $INITRD_MODULES |
+chroot "$root" /sbin/modprobe -a -S "$kver" --show-depends $INITRD_MODULES |
     awk '$1 == "insmod" { print $2 }' > "$work/mods"
 : > "$work/initrd/modules"
 while read -r rel; do

@@ -17,7 +17,8 @@ TRIES=3
 
 xl_need_root
 xl_need_tools debootstrap chroot unshare dpkg-deb
-main=$(xl_archive bookworm)
+# XENLAB_ARCHIVE: another Debian archive (a local mirror).
+main=${XENLAB_ARCHIVE:-$(xl_archive bookworm)}
 sec=$(xl_archive bookworm-security)
 key=$(xl_key "$XL_SRC/packages" "$0" "$main" "$sec")
 [ "$(cat "$XL_OUT/root.stamp" 2>/dev/null)" = "$key" ] && exit 0
@@ -52,6 +53,7 @@ until timeout -k 5 900 debootstrap --variant=minbase \
     xl_log "debootstrap failed, try $((n + 1)) of $TRIES"
     n=$((n + 1))
     rm -rf "$new"
+    sleep $((n * 5))
 done
 
 cat > "$new/etc/apt/sources.list" <<EOS
@@ -66,11 +68,13 @@ Acquire::Check-Valid-Until "false";
 APT::Install-Recommends "false";
 Dpkg::Options { "--force-confold"; };
 EOS
+in_root() { timeout -k 5 900 chroot "$new" env DEBIAN_FRONTEND=noninteractive \
+    LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@" >> "$log" 2>&1; }
+
 # No services start in the chroot; our own initramfs replaces Debian's.
 printf '#!/bin/sh\nexit 101\n' > "$new/usr/sbin/policy-rc.d"
 chmod 755 "$new/usr/sbin/policy-rc.d"
-chroot "$new" dpkg-divert --local --rename \
-    --add /usr/sbin/update-initramfs >> "$log" 2>&1
+in_root dpkg-divert --local --rename --add /usr/sbin/update-initramfs
 ln -sf /bin/true "$new/usr/sbin/update-initramfs"
 
 mount -t proc proc "$new/proc"
@@ -78,8 +82,6 @@ mount -t sysfs sys "$new/sys"
 mount --bind /dev "$new/dev"
 mount --bind "$XL_OUT/cache/apt" "$new/var/cache/apt/archives"
 
-in_root() { timeout -k 5 900 chroot "$new" env DEBIAN_FRONTEND=noninteractive \
-    LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@" >> "$log" 2>&1; }
 
 pkgs=$(sed -e 's/#.*//' "$XL_SRC/packages" | tr -s ' \n' '  ')
 in_root apt-get -q update ||
@@ -117,7 +119,7 @@ for k in "$new"/lib/modules/*; do
             net/wireless net/mac80211 net/bluetooth; do
         rm -rf "${k:?}/kernel/$d"
     done
-    chroot "$new" depmod "${k##*/}"
+    in_root depmod "${k##*/}"
 done
 
 rm -rf "$XL_OUT/root"

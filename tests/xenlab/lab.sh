@@ -12,8 +12,8 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 build() {
-    mkdir -p "$XL_OUT"
-    timeout -k 5 1200 sh "$XL_SRC/build-root.sh"
+    mkdir -p "$XL_OUT" || return
+    timeout -k 5 1200 sh "$XL_SRC/build-root.sh" || return
     timeout -k 5 600 sh "$XL_SRC/build-image.sh"
 }
 
@@ -21,9 +21,9 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
 build) build ;;
-run) build && exec sh "$XL_SRC/run.sh" "$@" ;;
+run) build || exit; exec sh "$XL_SRC/run.sh" "$@" ;;
 put) exec sh "$XL_SRC/put.sh" "$@" ;;
-check) build && exec sh "$XL_SRC/check.sh" "$@" ;;
+check) build || exit; exec sh "$XL_SRC/check.sh" "$@" ;;
 *)
     echo "usage: lab.sh build | run [OPTIONS] -- CMD... |" \
         "put FILE...|--clear | check" >&2
