@@ -40,7 +40,7 @@ printf 'tries = 3\ntimeout = 30\nwaitretry = 5\n' > "$XL_OUT/wgetrc"
 export WGETRC="$XL_OUT/wgetrc"
 
 n=1
-until timeout -k 5 900 debootstrap --variant=minbase \
+until timeout -k 5 300 debootstrap --variant=minbase \
         --cache-dir="$XL_OUT/cache/debootstrap" bookworm "$new" "$main" \
         >> "$log" 2>&1; do
     if [ $n -ge $TRIES ]; then
@@ -68,7 +68,7 @@ Acquire::Check-Valid-Until "false";
 APT::Install-Recommends "false";
 Dpkg::Options { "--force-confold"; };
 EOS
-in_root() { timeout -k 5 900 chroot "$new" env DEBIAN_FRONTEND=noninteractive \
+in_root() { timeout -k 5 600 chroot "$new" env DEBIAN_FRONTEND=noninteractive \
     LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@" >> "$log" 2>&1; }
 
 # No services start in the chroot; our own initramfs replaces Debian's.
