@@ -129,6 +129,8 @@ while :; do
         grep -aq XENLAB-DONE "$s" && continue
         pending=1
         if ! kill -0 "$p" 2>/dev/null; then
+            # It may have said DONE just before it stopped.
+            grep -aq XENLAB-DONE "$s" && continue
             fail="$XL_EFAIL host $i: QEMU stopped before dom0 finished"
         elif ! grep -aq XENLAB-READY "$s"; then
             [ $((now - start)) -lt "$boot_timeout" ] ||
