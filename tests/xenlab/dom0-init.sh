@@ -67,7 +67,7 @@ if [ -b /dev/vdc ]; then
 fi
 
 say "XENLAB-READY"
-cd /lab
+cd /lab || finish 125
 timeout -k 5 "$XENLAB_TIMEOUT" sh /lab/cmd > /lab/out 2>&1 < /dev/null
 st=$?
 echo $st > /lab/status
