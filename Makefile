@@ -4,6 +4,7 @@
 #   make check      build and run every test (also under ASan+UBSan)
 #   make demo       a guest recorded and replayed on the software HVM
 #   make bench      run the benchmarks, figures in build/bench/results.json
+#   make check-xen  Xen 4.17 under QEMU: the Xen integration tests (root)
 #   make install    install into $(DESTDIR)$(PREFIX)
 #   make clean
 #
@@ -185,6 +186,14 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 # ftd end to end: two hosts in network namespaces (root; 77: skipped).
 check-ftd: all deps-demo $(BUILD)/tests/ftvm-dom0
 	sh tests/ftd/failover.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+
+# A real Xen 4.17 host under QEMU (tests/xenlab): builds the dom0 image
+# if needed (cached in $(BUILD)/xenlab), then runs tests/xenlab/tests.
+.PHONY: deps-xenlab check-xen
+deps-xenlab:
+	@sh tools/deps.sh xenlab
+check-xen: all deps-xenlab
+	XENLAB_OUT=$(abspath $(BUILD))/xenlab sh tests/xenlab/lab.sh check
 
 soak: all
 	sh tests/ftvm/pairs.sh $(BUILD) 1000

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install the Debian packages that xenft's build, tests and benchmarks
 # need, and only those that are missing.  Called by the Makefile.
-#   tools/deps.sh [GROUP...]   groups: build (default), check, bench, demo
+#   tools/deps.sh [GROUP...]   groups: build (default), check, bench, demo,
+#                              xenlab
 set -eu
 
 build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev libssl-dev
@@ -9,6 +10,8 @@ build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev libssl-dev
 check="libcunit1-dev clang libclang-rt-14-dev procps"
 bench="valgrind"
 demo="iproute2"
+# The Xen lab (tests/xenlab): dom0 image and Xen under QEMU (TCG).
+xenlab="debootstrap qemu-system-x86 e2fsprogs cpio busybox-static iproute2"
 
 want=""
 for g in "${@:-build}"; do
@@ -17,7 +20,9 @@ for g in "${@:-build}"; do
     check) want="$want $build $check" ;;
     bench) want="$want $build $bench" ;;
     demo) want="$want $build $demo" ;;
-    *) echo "deps.sh: unknown group '$g' (build, check, bench, demo)" >&2
+    xenlab) want="$want $build $xenlab" ;;
+    *) echo "deps.sh: unknown group '$g'" \
+            "(build, check, bench, demo, xenlab)" >&2
        exit 2 ;;
     esac
 done

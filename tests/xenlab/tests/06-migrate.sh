@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# 06-migrate.sh - live migration of an HVM guest from host 1 to host 2
+# over the lab's network, as xl does it (xl migrate / migrate-receive).
+. "$(dirname "$0")/../testlib.sh"
+
+lab --hosts 2 -- '
+if [ "$XENLAB_HOST" = 2 ]; then
+    socat TCP-LISTEN:8002,reuseaddr EXEC:"xl migrate-receive" &
+    rx=$!
+    # Host 1 waits for this before it migrates.
+    echo ready | socat -u - TCP-LISTEN:8001,reuseaddr
+    wait $rx || { echo "migrate-receive failed"; exit 1; }
+    xl list mig || exit 1
+    echo arrived
+    xl destroy mig
+    exit 0
+fi
+cat > /tmp/mig.cfg <<EOC
+name = "mig"
+type = "hvm"
+memory = 32
+vcpus = 1
+vnc = 0
+vga = "none"
+EOC
+xl create /tmp/mig.cfg || exit 1
+n=0
+until [ "$(socat -u TCP:$XENLAB_PEER:8001 - 2>/dev/null)" = ready ]; do
+    n=$((n + 1))
+    [ $n -le 240 ] || { echo "host 2 not ready after 120 s"; exit 1; }
+    sleep 0.5
+done
+xl migrate -s "" mig "socat - TCP:$XENLAB_PEER:8002" || exit 1
+if xl list mig 2>/dev/null; then echo still-here; else echo left; fi
+'
+expect_status 0
+expect '^left$' '^mig +[0-9]+ ' '^arrived$'
