@@ -196,7 +196,6 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
             return refuse(rep, rc, "%s", vm->why);
         }
         vm->ram_loaded = true;
-        vm->halted = false;
         return 0;
     case FTVM_OP_RECORD:
     case FTVM_OP_REPLAY:
@@ -257,6 +256,7 @@ void ftvm_go_live(struct ftvm *vm)
     /* The guest's TSC goes on from the last value it saw. */
     vm->tsc_base = __builtin_ia32_rdtsc() - vm->tsc_last;
     disk_reissue(vm);
+    nic_go_live(vm);
     ftvm_notify(vm);
 }
 

@@ -244,6 +244,7 @@ void nic_write(struct ftvm *vm, uint32_t reg, uint32_t val);
 int nic_receive(struct ftvm *vm);
 bool nic_can_receive(struct ftvm *vm);
 void nic_send(struct ftvm *vm, const void *frame, size_t len);
+void nic_go_live(struct ftvm *vm);
 
 /* timer.c: host time drives the PIT on the primary */
 int ftvm_timer_start(struct ftvm *vm);

@@ -259,3 +259,41 @@ int nic_receive(struct ftvm *vm)
         pic_raise(vm, NIC_IRQ);
     return 0;
 }
+
+/*
+ * A secondary going live: what its host queued while it replayed was
+ * the primary's to take (and is in the log if it did), so it goes; then
+ * the guest's MAC is announced (RARP, as QEMU does after a migration) so
+ * that switches send its traffic here from now on.
+ */
+void nic_go_live(struct ftvm *vm)
+{
+    static uint8_t frame[FRAME_MAX];
+    static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+    uint8_t rarp[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    struct nic *n = &vm->nic;
+
+    if (n->fd < 0)
+        return;
+    for (int k = 0; k < 4096; k++) {
+        ssize_t got = n->tap ? read(n->fd, frame, sizeof(frame))
+                             : recv(n->fd, frame, sizeof(frame),
+                                    MSG_DONTWAIT);
+
+        if (got < 0)
+            break;
+    }
+    memcpy(rarp + 6, mac, 6);
+    rarp[12] = 0x80;                /* ethertype RARP */
+    rarp[13] = 0x35;
+    rarp[15] = 1;                   /* Ethernet */
+    rarp[16] = 0x08;                /* IPv4 */
+    rarp[18] = 6;
+    rarp[19] = 4;
+    rarp[21] = 3;                   /* reverse request */
+    memcpy(rarp + 22, mac, 6);
+    memcpy(rarp + 32, mac, 6);
+    for (int k = 0; k < 3; k++)
+        nic_send(vm, rarp, sizeof(rarp));
+}
+

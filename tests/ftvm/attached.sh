@@ -138,6 +138,36 @@ the primary's state ($(grep moved= "$work/d.out"))"
     ended s >/dev/null
 done
 
+# 4b. Save and restore through the control socket keep the whole state,
+# a guest halted in HLT included: the copy hashes as the original.
+if serve p --guest "$idle" --timer-hz 100 && serve s --incoming &&
+   d0 "$work/p.sock" record "$work/log4b" --seconds 1 --disable \
+       >/dev/null 2>&1 &&
+   d0 "$work/p.sock" pause >/dev/null &&
+   d0 "$work/p.sock" status --hash >"$work/h1"; then
+    # Caught in HLT almost always; a few more tries if not.
+    i=0
+    while ! grep -q "halted=1" "$work/h1" && [ $i -lt 20 ]; do
+        i=$((i + 1))
+        d0 "$work/p.sock" unpause >/dev/null
+        d0 "$work/p.sock" pause >/dev/null
+        d0 "$work/p.sock" status --hash >"$work/h1"
+    done
+fi
+if [ -s "$work/h1" ] &&
+   d0 "$work/p.sock" save "$work/snap4b" >/dev/null &&
+   d0 "$work/s.sock" restore "$work/snap4b" >/dev/null &&
+   d0 "$work/s.sock" status --hash >"$work/h2" &&
+   grep -q "halted=1" "$work/h1" && cmp -s "$work/h1" "$work/h2"; then
+    ok "restored through the socket: the same state, halted included"
+else
+    bad "restore: $(cat "$work/h1" "$work/h2" 2>/dev/null)"
+fi
+d0 "$work/p.sock" stop >/dev/null 2>&1
+d0 "$work/s.sock" stop >/dev/null 2>&1
+ended p >/dev/null
+ended s >/dev/null
+
 # 5. The primary is killed: the secondary replays what it got, goes live.
 if serve p --guest "$cpu" --cmdline seed=8 --paused &&
    serve s --incoming; then
