@@ -1,13 +1,18 @@
 #!/bin/sh
 # Install the Debian packages that xenft's build, tests and benchmarks
 # need, and only those that are missing.  Called by the Makefile.
-#   tools/deps.sh [GROUP...]   groups: build (default), check, bench, demo
+#   tools/deps.sh [GROUP...]   groups: build (default), check, bench, demo,
+#                              xen
 set -eu
 
 build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev"
 check="libcunit1-dev clang libclang-rt-14-dev procps"
 bench="valgrind"
 demo="iproute2"
+# Xen 4.17.7 with xen-patches: the hypervisor, libxenctrl and xl.
+xen="gcc make libc6-dev binutils patch bison flex m4 python3 python3-dev git
+     checkpolicy acpica-tools uuid-dev libyajl-dev libncurses-dev pkg-config
+     zlib1g-dev"
 
 want=""
 for g in "${@:-build}"; do
@@ -16,7 +21,8 @@ for g in "${@:-build}"; do
     check) want="$want $build $check" ;;
     bench) want="$want $build $bench" ;;
     demo) want="$want $build $demo" ;;
-    *) echo "deps.sh: unknown group '$g' (build, check, bench, demo)" >&2
+    xen) want="$want $xen" ;;
+    *) echo "deps.sh: unknown group '$g' (build, check, bench, demo, xen)" >&2
        exit 2 ;;
     esac
 done
