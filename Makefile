@@ -45,7 +45,8 @@ san_LDFLAGS := -fsanitize=address,undefined
 .PHONY: all deps deps-check deps-bench deps-demo check check-unit check-san \
         soak demo \
         check-ftvm \
-        check-freestanding check-fuzz fuzz-corpus bench install clean
+        check-freestanding check-fuzz fuzz-corpus bench install clean \
+        check-xen-patches
 .DEFAULT_GOAL := all
 
 all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
@@ -158,7 +159,7 @@ $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
 # --- checks -----------------------------------------------------------
 
 check: deps-check all check-freestanding check-unit check-san check-ftvm \
-       check-fuzz
+       check-fuzz check-xen-patches
 	@echo "make check: all passed"
 
 # ftvm end to end: record/replay pairs in separate processes, and logs
@@ -200,6 +201,10 @@ $(BUILD)/freestanding/i386/%.o: hvm/core/%.c $(wildcard hvm/core/*.h)
 	$(CC) -m32 $(CORE_FREESTANDING) -O2 -c $< -o $@
 check-freestanding: $(FREE_OBJ)
 	@sh tests/check-freestanding.sh $(FREE_OBJ)
+
+# xen-patches/ without a Xen tree (xen-patches/verify.sh builds with one).
+check-xen-patches:
+	@sh tests/xen-patches-check.sh
 
 # libFuzzer targets, run for a bounded time on the committed seeds.
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
