@@ -2,7 +2,7 @@
 # Install the Debian packages that xenft's build, tests and benchmarks
 # need, and only those that are missing.  Called by the Makefile.
 #   tools/deps.sh [GROUP...]   groups: build (default), check, bench, demo,
-#                              xenlab
+#                              xenlab xen
 set -eu
 
 build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev libssl-dev
@@ -12,6 +12,10 @@ bench="valgrind"
 demo="iproute2"
 # The Xen lab (tests/xenlab): dom0 image and Xen under QEMU (TCG).
 xenlab="debootstrap qemu-system-x86 e2fsprogs cpio busybox-static iproute2"
+# Xen 4.17.7 with xen-patches: the hypervisor, libxenctrl and xl.
+xen="gcc make libc6-dev binutils patch bison flex m4 python3 python3-dev git
+     checkpolicy acpica-tools uuid-dev libyajl-dev libncurses-dev pkg-config
+     zlib1g-dev"
 
 want=""
 for g in "${@:-build}"; do
@@ -21,8 +25,9 @@ for g in "${@:-build}"; do
     bench) want="$want $build $bench" ;;
     demo) want="$want $build $demo" ;;
     xenlab) want="$want $build $xenlab" ;;
+    xen) want="$want $xen" ;;
     *) echo "deps.sh: unknown group '$g'" \
-            "(build, check, bench, demo, xenlab)" >&2
+            "(build, check, bench, demo, xenlab, xen)" >&2
        exit 2 ;;
     esac
 done
