@@ -666,6 +666,31 @@ static void test_key_file(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "not a regular file"));
 }
 
+/* A responder serving any pair takes the initiator's pair id. */
+static void test_pair_any(void)
+{
+    struct xlft_session_cfg ci = cfg_of(true, XLFT_ENC_REQUIRED, key_a);
+    struct xlft_session_cfg cr = cfg_of(false, XLFT_ENC_REQUIRED, key_a);
+    struct xlft_session *last;
+    uint8_t reply[XLFT_REPLY_MAX];
+    struct pair p;
+    size_t n;
+
+    cr.pair_id = XLFT_PAIR_ANY;
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), 0);
+    CU_ASSERT(xlft_session_established(p.r));
+    CU_ASSERT_EQUAL(xlft_session_pair_id(p.r), 0xfeed);
+    CU_ASSERT_EQUAL(xlft_session_pair_id(p.i), 0xfeed);
+    pair_free(&p);
+
+    /* Still the key decides. */
+    cr.key = key_b;
+    pair_new(&p, &ci, &cr);
+    CU_ASSERT(handshake(&p, &last, reply, &n) < 0);
+    pair_free(&p);
+}
+
 void register_crypto_tests(void)
 {
     CU_pSuite s = CU_add_suite("channel sessions", NULL, NULL);
@@ -686,6 +711,8 @@ void register_crypto_tests(void)
     CU_add_test(s, "truncated frames refused", test_truncated);
     CU_add_test(s, "version 0 and 2 peers refused, 1-5 gets 1",
                 test_versions);
+    CU_add_test(s, "a responder for any pair takes the initiator's",
+                test_pair_any);
     CU_add_test(s, "roles, pair id and encryption must agree",
                 test_settings);
     CU_add_test(s, "frames out of turn are refused", test_out_of_turn);

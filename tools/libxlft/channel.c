@@ -442,3 +442,8 @@ void xlft_chan_buffered(const struct xlft_chan *c, size_t *in, size_t *out)
     *in = c->bev ? evbuffer_get_length(bufferevent_get_input(c->bev)) : 0;
     *out = c->bev ? evbuffer_get_length(bufferevent_get_output(c->bev)) : 0;
 }
+
+uint64_t xlft_chan_pair_id(const struct xlft_chan *c)
+{
+    return xlft_session_pair_id(c->s);
+}

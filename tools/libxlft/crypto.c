@@ -211,6 +211,11 @@ bool xlft_session_established(const struct xlft_session *s)
     return s->state == S_LIVE && !s->error;
 }
 
+uint64_t xlft_session_pair_id(const struct xlft_session *s)
+{
+    return s->cfg.pair_id;
+}
+
 size_t xlft_session_overhead(const struct xlft_session *s)
 {
     return XLFT_HDR_SIZE +
@@ -495,7 +500,7 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
         snprintf(text, TEXT_MAX, "both ends are %s", role_name(hi->role));
         return -ECONNREFUSED;
     }
-    if (hi->pair_id != s->cfg.pair_id) {
+    if (s->cfg.pair_id != XLFT_PAIR_ANY && hi->pair_id != s->cfg.pair_id) {
         snprintf(text, TEXT_MAX, "pair ids differ: initiator %#llx, "
                  "responder %#llx", (unsigned long long)hi->pair_id,
                  (unsigned long long)s->cfg.pair_id);
@@ -509,6 +514,8 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
     }
     s->version = (uint16_t)up;
     s->peer_domid = hi->domid;
+    if (s->cfg.pair_id == XLFT_PAIR_ANY)
+        s->cfg.pair_id = hi->pair_id;       /* a host serving any pair */
     s->peer_hello = *hi;
     memcpy(s->hello, frame, HELLO_FRAME);
     if (RAND_bytes(s->nonce, sizeof(s->nonce)) != 1) {

@@ -47,13 +47,17 @@
 int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
                   char *msg, size_t msglen);
 
+#define XLFT_PAIR_ANY  0u     /* responder: serve whichever pair asks */
+
 struct xlft_session_cfg {
     const uint8_t *key;     /* XLFT_KEY_SIZE bytes, copied */
     bool initiator;         /* this side connected */
     uint8_t role;           /* XLFT_ROLE_* of this side */
     uint8_t enc;            /* XLFT_ENC_*: both sides must agree */
     uint32_t domid;         /* the protected guest here */
-    uint64_t pair_id;       /* both sides must agree */
+    uint64_t pair_id;       /* both sides must agree; a responder may
+                               give XLFT_PAIR_ANY and take the
+                               initiator's (xlft_session_pair_id) */
 };
 
 struct xlft_session;
@@ -84,6 +88,9 @@ int xlft_session_recv(struct xlft_session *s, uint8_t *frame, size_t len,
 
 /* Both sides have confirmed each other's key: frames may flow. */
 bool xlft_session_established(const struct xlft_session *s);
+
+/* The pair id agreed (the initiator's, for an XLFT_PAIR_ANY responder). */
+uint64_t xlft_session_pair_id(const struct xlft_session *s);
 
 /*
  * Write 'm' as this side's next frame; returns its size, at most
