@@ -149,6 +149,8 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
         vm->stop = true;
         return 0;
     case FTVM_OP_GOLIVE:
+        if (vm->went_live)
+            return 0;           /* the ring's flag got there first */
         if (vm->mode != FTVM_REPLAY)
             return refuse(rep, -EINVAL, "not replaying: nothing to go live "
                           "from");
@@ -253,6 +255,7 @@ void ftvm_ctl_service(struct ftvm *vm, bool at_stop)
 void ftvm_go_live(struct ftvm *vm)
 {
     vm->mode = FTVM_FREE;
+    vm->went_live = true;
     /* The guest's TSC goes on from the last value it saw. */
     vm->tsc_base = __builtin_ia32_rdtsc() - vm->tsc_last;
     disk_reissue(vm);

@@ -144,6 +144,7 @@ struct ftvm {
     bool paused;
     bool ram_loaded;            /* a guest is loaded or restored */
     bool stop;                  /* STOP done: leave the serve loop */
+    bool went_live;             /* a secondary that left replay */
     uint64_t tsc_last;          /* the TSC the guest saw last */
 
     uint64_t sync_ns;           /* record: a state hash this often */
