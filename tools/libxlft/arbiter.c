@@ -19,6 +19,7 @@ struct xlft_arbiter {
 
 static const struct xlft_arb_backend *const backends[] = {
     &xlft_arb_file,
+    &xlft_arb_etcd,
 };
 #define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
 
@@ -52,8 +53,9 @@ int xlft_arbiter_open(struct xlft_arbiter **ap, const char *spec,
             be = backends[i];
     }
     if (!be) {
-        snprintf(err, errlen, "arbiter '%s': expected %s%s", spec,
-                 xlft_arb_file.prefix, xlft_arb_file.usage);
+        snprintf(err, errlen, "arbiter '%s': expected %s%s or %s%s", spec,
+                 xlft_arb_file.prefix, xlft_arb_file.usage,
+                 xlft_arb_etcd.prefix, xlft_arb_etcd.usage);
         return -EINVAL;
     }
     if (!xlft_arb_good_name(pair)) {
@@ -95,4 +97,14 @@ int xlft_arbiter_claim(struct xlft_arbiter *a, uint64_t gen, const char *me,
         return -EINVAL;
     }
     return a->be->claim(a->priv, gen, me, holder, holderlen, err, errlen);
+}
+
+int xlft_arbiter_renew(struct xlft_arbiter *a, char *err, size_t errlen)
+{
+    return a->be->renew ? a->be->renew(a->priv, err, errlen) : 0;
+}
+
+uint64_t xlft_arbiter_deadline(const struct xlft_arbiter *a)
+{
+    return a->be->deadline ? a->be->deadline(a->priv) : UINT64_MAX;
 }
