@@ -32,7 +32,8 @@
  *
  * Calls block on the storage or the network (an NFS server that does not
  * answer blocks file: calls; etcd: calls are bounded by the timeout per
- * URL): run them off the event loop.
+ * URL, plus the resolver's own bound if URLs name hosts rather than
+ * addresses): run them off the event loop.
  */
 #ifndef XLFT_ARBITER_H
 #define XLFT_ARBITER_H
