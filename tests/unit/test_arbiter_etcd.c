@@ -678,6 +678,11 @@ static void test_malformed(void)
     fake_set(grant_ok, NULL, OK200 "\r\n{\"result\":{\"ID\":\"1\","
              "\"TTL\":\"10\"}}");
     ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), -EBADMSG);
+    fake_set(grant_ok, NULL, OK200 "\r\n{\"error\":{\"grpc_code\":14,"
+             "\"message\":\"etcdserver: no leader\"}}");
+    ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), -EPROTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no leader"));
+    CU_ASSERT_EQUAL(xlft_arbiter_deadline(a), t0);
     fake_set(grant_ok, NULL, OK200 "\r\n{\"result\":{\"ID\":\"7587869\","
              "\"TTL\":\"10\"}}");
     ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), 0);

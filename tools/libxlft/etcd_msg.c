@@ -180,8 +180,16 @@ int xlft_etcd_keepalive_reply(const char *body, size_t n, int64_t lease,
     if ((rc = json_ok(body, n, err, errlen)))
         return rc;
     if (!xlft_json_get(body, n, "result", &v) ||
-        v.type != XLFT_JSON_OBJECT)
-        return BAD("etcd reply to a lease renewal has no \"result\"");
+        v.type != XLFT_JSON_OBJECT) {
+        char msg[160];
+
+        /* A streamed call reports its errors after a 200 status. */
+        if (!xlft_json_get(body, n, "error", &v))
+            return BAD("etcd reply to a lease renewal has no \"result\"");
+        xlft_etcd_error_reply(body, n, msg, sizeof(msg));
+        snprintf(err, errlen, "etcd refused the lease renewal: %s", msg);
+        return -EPROTO;
+    }
     if ((rc = need_int(body, n, "result.ID", 1, &id, err, errlen)))
         return rc;
     if (id != lease)

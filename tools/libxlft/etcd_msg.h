@@ -9,6 +9,7 @@
  *     -> {"header":{..},"ID":"N","TTL":"S"}
  *   POST /v3/lease/keepalive  {"ID":"N"}
  *     -> {"result":{"header":{..},"ID":"N","TTL":"S"}}  (no TTL: expired)
+ *     -> {"error":{"grpc_code":C,"message":..,..}}  (still status 200)
  *   POST /v3/kv/txn           compare / success / failure, see etcd_msg.c
  *     -> {"header":{..},"succeeded":true,"responses":[{"response_put":..}]}
  *     -> {"header":{..},"responses":[{"response_range":{"kvs":[{"key":..,
@@ -42,7 +43,8 @@ int xlft_etcd_move_req(char *buf, size_t len, const char *key,
 
 int xlft_etcd_grant_reply(const char *body, size_t n, int64_t *lease,
                           int64_t *ttl, char *err, size_t errlen);
-/* 'ttl' 0: the lease has expired. */
+/* 'ttl' 0: the lease has expired.  -EPROTO: an error object instead of
+ * the result, 'err' giving its message. */
 int xlft_etcd_keepalive_reply(const char *body, size_t n, int64_t lease,
                               int64_t *ttl, char *err, size_t errlen);
 
