@@ -157,6 +157,7 @@ void arbiter_race(const char *rspec, const char *pair)
     int fds[2][2], status, both = 0, none = 0;
     pid_t pid[2];
 
+    memset(won, 0, sizeof(won));
     for (int i = 0; i < 2; i++) {
         CU_ASSERT_FATAL(pipe(fds[i]) == 0);
         pid[i] = fork();
