@@ -45,8 +45,9 @@ int xlft_http_parse(struct xlft_http_reply *r, bool eof, char *err,
 /*
  * Send one request with 'body' (NULL: none) and read the reply into 'r'
  * within 'timeout_ms' (not counting the resolution of a host name, which
- * the system's resolver bounds; an address needs none).  0: a reply (of any status); -errno: no
- * connection, -ETIMEDOUT, or -EBADMSG; 'err' says which.
+ * the system's resolver bounds; an address needs none).  0: a reply (of
+ * any status); -errno: no connection, -ETIMEDOUT, or -EBADMSG; 'err'
+ * says which.
  */
 int xlft_http_request(const struct xlft_http_url *u, const char *method,
                       const char *path, const char *body, int timeout_ms,
