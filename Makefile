@@ -262,7 +262,7 @@ $(BUILD)/fuzz/fuzz_ftvm: $(GUESTS:%=$(BUILD)/guests/%.bin) \
                          $(FUZZ_EXTRA_fuzz_ftvm) hvm/ftvm/ftvm.h
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
                  $(wildcard hvm/core/*.h tools/libxlft/include/*.h \
-                            tests/lib/*.h)
+                            tools/libxlft/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) -Ihvm/ftvm $< $(CORE_SRC) $(XLFT_SRC) \
 		tests/lib/records.c $(FUZZ_EXTRA_$*) -o $@ $(LIBS) \

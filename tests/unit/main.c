@@ -23,6 +23,7 @@ int main(void)
     register_logfile_tests();
     register_pic_tests();
     register_arbiter_tests();
+    register_arbiter_etcd_tests();
     register_gate_tests();
     register_liveness_tests();
     register_stress_tests();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_arbiter.c - the file arbiter: one winner per pair and generation,
- * also when two processes race for every generation; an unreachable or
- * damaged arbiter is an error, never a grant.
+ * also when two processes race for every generation (arbiter_race(),
+ * which the etcd arbiter's tests share); an unreachable or damaged
+ * arbiter is an error, never a grant.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,11 @@
 
 static char dir[] = "/tmp/xenft-arb.XXXXXX";
 static char spec[64];
+
+static const char *names_other(const char *me)
+{
+    return strcmp(me, "hostA") ? "hostA" : "hostB";
+}
 
 static int suite_init(void)
 {
@@ -119,39 +125,45 @@ static void test_damaged_claim(void)
  */
 #define RACE_GENS 1000
 
-static void claim_all(const char *me, int fd)
+static void claim_all(const char *rspec, const char *pair, const char *me,
+                      int fd)
 {
     struct xlft_arbiter *a;
     char err[256], holder[80];
     unsigned char won[RACE_GENS];
 
-    if (xlft_arbiter_open(&a, spec, "race", err, sizeof(err)))
+    if (xlft_arbiter_open(&a, rspec, pair, err, sizeof(err)))
         _exit(2);
     for (int g = 0; g < RACE_GENS; g++) {
         int rc = xlft_arbiter_claim(a, (uint64_t)g, me, holder,
                                     sizeof(holder), err, sizeof(err));
 
-        if (rc < 0)
+        if (rc < 0) {
+            fprintf(stderr, "race %s: generation %d: %s\n", me, g, err);
             _exit(3);
+        }
         won[g] = (unsigned char)rc;
+        if (strcmp(holder, rc ? me : names_other(me)))
+            _exit(5);
     }
     xlft_arbiter_close(a);
     _exit(write(fd, won, sizeof(won)) == sizeof(won) ? 0 : 4);
 }
 
-static void test_race(void)
+void arbiter_race(const char *rspec, const char *pair)
 {
     unsigned char won[2][RACE_GENS];
     const char *names[2] = { "hostA", "hostB" };
     int fds[2][2], status, both = 0, none = 0;
     pid_t pid[2];
 
+    memset(won, 0, sizeof(won));
     for (int i = 0; i < 2; i++) {
         CU_ASSERT_FATAL(pipe(fds[i]) == 0);
         pid[i] = fork();
         CU_ASSERT_FATAL(pid[i] >= 0);
         if (pid[i] == 0)
-            claim_all(names[i], fds[i][1]);
+            claim_all(rspec, pair, names[i], fds[i][1]);
         close(fds[i][1]);
     }
     for (int i = 0; i < 2; i++) {
@@ -167,6 +179,11 @@ static void test_race(void)
     }
     CU_ASSERT_EQUAL(both, 0);
     CU_ASSERT_EQUAL(none, 0);
+}
+
+static void test_race(void)
+{
+    arbiter_race(spec, "race");
 }
 
 void register_arbiter_tests(void)

@@ -1,33 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * arbiter.c - who may be the live copy of a pair (xlft_arbiter.h).
- *
- * file:DIR: a claim is the file DIR/<pair>.<gen> holding the winner's
- * name.  It is written whole under a private name, flushed, then
- * link(2)ed to the claim name: the link either creates the claim with
- * its full contents or fails with EEXIST, on a local file system and on
- * NFS alike (where O_EXCL was not always atomic).  A link whose reply
- * was lost on NFS is recognised by the private name's link count.
+ * arbiter.c - who may be the live copy of a pair (xlft_arbiter.h): the
+ * checks every backend shares, and the choice of backend by the prefix
+ * of the spec.
  */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "xlft_arbiter.h"
+#include "arbiter_impl.h"
 
 struct xlft_arbiter {
-    char dir[4096];
-    char pair[XLFT_ARB_NAME_MAX + 1];
+    const struct xlft_arb_backend *be;
+    void *priv;
 };
 
-static bool good_name(const char *s)
+static const struct xlft_arb_backend *const backends[] = {
+    &xlft_arb_file,
+    &xlft_arb_etcd,
+};
+#define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
+
+bool xlft_arb_good_name(const char *s)
 {
     size_t n = strlen(s);
 
@@ -45,18 +41,24 @@ static bool good_name(const char *s)
 int xlft_arbiter_open(struct xlft_arbiter **ap, const char *spec,
                       const char *pair, char *err, size_t errlen)
 {
+    const struct xlft_arb_backend *be = NULL;
     struct xlft_arbiter *a;
+    int rc;
 
     *ap = NULL;
-    if (strncmp(spec, "file:", 5) || !spec[5]) {
-        snprintf(err, errlen, "arbiter '%s': expected file:DIR", spec);
+    for (size_t i = 0; i < NBACKENDS; i++) {
+        size_t n = strlen(backends[i]->prefix);
+
+        if (!strncmp(spec, backends[i]->prefix, n) && spec[n])
+            be = backends[i];
+    }
+    if (!be) {
+        snprintf(err, errlen, "arbiter '%s': expected %s%s or %s%s", spec,
+                 xlft_arb_file.prefix, xlft_arb_file.usage,
+                 xlft_arb_etcd.prefix, xlft_arb_etcd.usage);
         return -EINVAL;
     }
-    if (strlen(spec + 5) >= sizeof(a->dir) - XLFT_ARB_NAME_MAX - 64) {
-        snprintf(err, errlen, "arbiter directory name too long");
-        return -EINVAL;
-    }
-    if (!good_name(pair)) {
+    if (!xlft_arb_good_name(pair)) {
         snprintf(err, errlen, "pair id '%s': use 1 to %d letters, digits, "
                  "'-', '_' or '.', not starting with '.'", pair,
                  XLFT_ARB_NAME_MAX);
@@ -67,116 +69,42 @@ int xlft_arbiter_open(struct xlft_arbiter **ap, const char *spec,
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    strcpy(a->dir, spec + 5);
-    strcpy(a->pair, pair);
+    a->be = be;
+    rc = be->open(&a->priv, spec + strlen(be->prefix), pair, err, errlen);
+    if (rc) {
+        free(a);
+        return rc;
+    }
     *ap = a;
     return 0;
 }
 
 void xlft_arbiter_close(struct xlft_arbiter *a)
 {
+    if (!a)
+        return;
+    a->be->close(a->priv);
     free(a);
-}
-
-/* The holder's name from a claim file: 0, or -errno. */
-static int read_claim(const char *path, char *holder, size_t len,
-                      char *err, size_t errlen)
-{
-    char buf[XLFT_ARB_NAME_MAX + 2];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n;
-
-    if (fd < 0) {
-        int rc = -errno;
-
-        snprintf(err, errlen, "cannot read claim %s: %s", path,
-                 strerror(errno));
-        return rc;
-    }
-    n = read(fd, buf, sizeof(buf));
-    close(fd);
-    if (n < 0) {
-        snprintf(err, errlen, "cannot read claim %s: %s", path,
-                 strerror(errno));
-        return -EIO;
-    }
-    if (n < 2 || buf[n - 1] != '\n') {
-        snprintf(err, errlen, "claim %s is damaged (%zd bytes, no "
-                 "holder's name): remove it by hand once you know which "
-                 "copy is live", path, n);
-        return -EBADMSG;
-    }
-    buf[n - 1] = '\0';
-    if (!good_name(buf)) {
-        snprintf(err, errlen, "claim %s names no valid host", path);
-        return -EBADMSG;
-    }
-    snprintf(holder, len, "%s", buf);
-    return 0;
-}
-
-static int write_private(const char *tmp, const char *me)
-{
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    size_t n = strlen(me);
-    int rc = 0;
-
-    if (fd < 0)
-        return -errno;
-    if (write(fd, me, n) != (ssize_t)n || write(fd, "\n", 1) != 1 ||
-        fsync(fd))
-        rc = errno ? -errno : -EIO;
-    if (close(fd) && !rc)
-        rc = -errno;
-    return rc;
 }
 
 int xlft_arbiter_claim(struct xlft_arbiter *a, uint64_t gen, const char *me,
                        char *holder, size_t holderlen, char *err,
                        size_t errlen)
 {
-    char path[sizeof(a->dir) + 128], tmp[sizeof(path) + 128];
-    struct stat st;
-    int rc;
-
     holder[0] = '\0';
-    if (!good_name(me)) {
+    if (!xlft_arb_good_name(me)) {
         snprintf(err, errlen, "host name '%s' cannot name a claim", me);
         return -EINVAL;
     }
-    snprintf(path, sizeof(path), "%s/%s.%" PRIu64, a->dir, a->pair, gen);
-    snprintf(tmp, sizeof(tmp), "%s/.%s.%" PRIu64 ".%s.%ld", a->dir, a->pair,
-             gen, me, (long)getpid());
+    return a->be->claim(a->priv, gen, me, holder, holderlen, err, errlen);
+}
 
-    rc = write_private(tmp, me);
-    if (rc) {
-        snprintf(err, errlen, "arbiter %s unreachable: cannot write %s: %s",
-                 a->dir, tmp, strerror(-rc));
-        unlink(tmp);
-        return rc;
-    }
-    if (link(tmp, path) == 0 ||
-        (errno != EEXIST && !stat(tmp, &st) && st.st_nlink == 2)) {
-        int dfd = open(a->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+int xlft_arbiter_renew(struct xlft_arbiter *a, char *err, size_t errlen)
+{
+    return a->be->renew ? a->be->renew(a->priv, err, errlen) : 0;
+}
 
-        unlink(tmp);
-        /* The claim must outlive a crash of this host. */
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-        snprintf(holder, holderlen, "%s", me);
-        return 1;
-    }
-    rc = -errno;
-    unlink(tmp);
-    if (rc != -EEXIST) {
-        snprintf(err, errlen, "arbiter %s unreachable: cannot link %s: %s",
-                 a->dir, path, strerror(-rc));
-        return rc;
-    }
-    rc = read_claim(path, holder, holderlen, err, errlen);
-    if (rc)
-        return rc;
-    return !strcmp(holder, me);
+uint64_t xlft_arbiter_deadline(const struct xlft_arbiter *a)
+{
+    return a->be->deadline ? a->be->deadline(a->priv) : UINT64_MAX;
 }
