@@ -16,3 +16,16 @@ finish() {
     echo "$NAME: $passed passed, $failed failed"
     [ "$failed" = 0 ]
 }
+
+# udp_bound PORT: wait (10 s at most) until something listens on the UDP
+# port of 127.0.0.1, as /proc/net/udp shows it.
+udp_bound() {
+    hex=$(printf ':%04X ' "$1")
+    i=0
+    until grep -q "0100007F$hex" /proc/net/udp 2>/dev/null; do
+        i=$((i + 1))
+        [ $i -ge 200 ] && return 1
+        sleep 0.05      # polling the kernel's table, bounded
+    done
+}
+

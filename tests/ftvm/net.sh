@@ -35,7 +35,7 @@ timeout -k 10 60 "$ftvm" run --guest "$build/guests/netrx.bin" \
     --cmdline every=100 --net "udp:$base:$((base + 1))" --seconds 2 \
     --record "$work/log" --console "$work/c1" >"$work/o1" 2>"$work/e1" &
 pid=$!
-sleep 0.3
+udp_bound "$base" || echo "net: ftvm never listened on $base"
 "$frames" send "$base" 400 1000 >/dev/null
 wait "$pid"
 rc=$?
@@ -55,7 +55,7 @@ fi
 # nettx: the guest sends 300 frames, a receiver counts them.
 "$frames" recv "$((base + 3))" 300 20 >"$work/r" &
 rpid=$!
-sleep 0.2
+udp_bound "$((base + 3))" || echo "net: the receiver never listened"
 if ! timeout -k 10 60 "$ftvm" run --guest "$build/guests/nettx.bin" \
         --cmdline count=300,size=800,every=100 \
         --net "udp:$((base + 2)):$((base + 3))" --seconds 1.5 \

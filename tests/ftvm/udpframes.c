@@ -69,6 +69,12 @@ int main(int argc, char **argv)
     long want = arg(argv[3], 1, 1000000), secs = arg(argv[4], 1, 600), got = 0;
     time_t until = time(NULL) + secs;
 
+    /* Room for every frame at once: a loaded machine may not run this
+     * receiver while the guest sends (FORCE passes rmem_max as root). */
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ 8 << 20 },
+                   sizeof(int)))
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &(int){ 8 << 20 },
+                   sizeof(int));
     if (bind(fd, (struct sockaddr *)&a, sizeof(a))) {
         perror("udpframes: bind");
         return 1;
