@@ -52,7 +52,7 @@ san_LDFLAGS := -fsanitize=address,undefined
 .DEFAULT_GOAL := all
 
 all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
-     $(BUILD)/bin/ftlog $(BUILD)/bin/ftd \
+     $(BUILD)/bin/ftlog $(BUILD)/bin/ftd $(BUILD)/bin/xl-ft \
      $(GUESTS:%=$(BUILD)/guests/%.bin)
 
 deps:
@@ -105,6 +105,10 @@ $(BUILD)/bin/ftlog: $(rel_FTLOG_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 $(BUILD)/bin/ftd: $(rel_FTD_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LIBS)
+
+$(BUILD)/bin/xl-ft: $(BUILD)/obj/rel/tools/xl-ft/xl-ft.o
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@
 
 # Guests: freestanding i386 code, flat multiboot images (hvm/guests).
 GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -nostdlib \
@@ -187,6 +191,7 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 # ftd end to end: two hosts in network namespaces (root; 77: skipped).
 check-ftd: all deps-demo $(BUILD)/tests/ftvm-dom0
 	sh tests/ftd/failover.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	sh tests/ftd/service.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
 # A real Xen 4.17 host under QEMU (tests/xenlab): builds the dom0 image
 # if needed (cached in $(BUILD)/xenlab), then runs tests/xenlab/tests.
@@ -304,6 +309,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/xenft/guests \
 		$(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/bin/ftvm $(BUILD)/bin/ftlog $(BUILD)/bin/ftd \
+		$(BUILD)/bin/xl-ft \
 		$(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 644 tools/ftd/ftd.8 $(DESTDIR)$(PREFIX)/share/man/man8/

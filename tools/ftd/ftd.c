@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ftd.c - the fault-tolerance daemon, one pair per process for now:
+ * ftd.c - the fault-tolerance daemon:
  *
+ *   ftd [--config FILE]      the per-host service (service.c), driven by
+ *                            xl-ft; settings in FILE (/etc/xen/ft.conf)
  *   ftd primary   --pair NAME --guest SOCKET --peer HOST:PORT OPTIONS
  *   ftd secondary --pair NAME --guest SOCKET --listen ADDR:PORT OPTIONS
+ *                            one pair, set up by hand
  *
  * The primary's guest runs under `ftvm serve --control SOCKET`; the
  * secondary's waits under `ftvm serve --incoming --control SOCKET`.
@@ -25,11 +28,14 @@
 
 #include <event2/event.h>
 
+#include "config.h"
 #include "pair.h"
+#include "service.h"
 #include "xlft_crypto.h"
 
 static const char usage[] =
-    "usage: ftd primary --pair NAME --guest SOCKET --peer HOST:PORT\n"
+    "usage: ftd [--config FILE]     (the service; default /etc/xen/ft.conf)\n"
+    "       ftd primary --pair NAME --guest SOCKET --peer HOST:PORT\n"
     "                   --key FILE --arbiter SPEC [OPTIONS]\n"
     "       ftd secondary --pair NAME --guest SOCKET --listen ADDR:PORT\n"
     "                   --key FILE --arbiter SPEC [OPTIONS]\n"
@@ -199,6 +205,47 @@ static bool number(const char *s, uint64_t min, uint64_t max, uint64_t *v)
     return !*end && !errno && *v >= min && *v <= max;
 }
 
+/* The per-host service. */
+static int service(int argc, char **argv)
+{
+    const char *path = "/etc/xen/ft.conf";
+    static struct ftd_config cfg;
+    struct event_base *base;
+    struct event *sigs[2];
+    struct run run = { 0 };
+    char why[600];
+    int rc;
+
+    if (argc == 3 && !strcmp(argv[1], "--config"))
+        path = argv[2];
+    else if (argc != 1)
+        return bad_usage("the service takes --config FILE only");
+    if (ftd_config_load(&cfg, path, why, sizeof(why))) {
+        fprintf(stderr, "ftd: %s\n", why);
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    base = event_base_new();
+    if (!base) {
+        fprintf(stderr, "ftd: cannot set up the event loop\n");
+        return 1;
+    }
+    run.base = base;
+    sigs[0] = evsignal_new(base, SIGTERM, on_signal, &run);
+    sigs[1] = evsignal_new(base, SIGINT, on_signal, &run);
+    evsignal_add(sigs[0], NULL);
+    evsignal_add(sigs[1], NULL);
+    rc = service_run(&cfg, base, why, sizeof(why));
+    if (rc)
+        fprintf(stderr, "ftd: %s\n", why);
+    else
+        fprintf(stderr, "ftd: %s\n", run.why);
+    event_free(sigs[0]);
+    event_free(sigs[1]);
+    event_base_free(base);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -227,10 +274,13 @@ int main(int argc, char **argv)
     uint64_t v;
     int c, fd;
 
+    if (argc == 2 && !strcmp(argv[1], "--help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
     if (argc < 2 || (strcmp(argv[1], "primary") &&
                      strcmp(argv[1], "secondary")))
-        return argc == 2 && !strcmp(argv[1], "--help") ?
-               (fputs(usage, stdout), 0) : bad_usage("primary or secondary?");
+        return service(argc, argv);
     cfg.role = !strcmp(argv[1], "primary") ? PAIR_PRIMARY : PAIR_SECONDARY;
     if (gethostname(me, sizeof(me)))
         snprintf(me, sizeof(me), "localhost");

@@ -43,8 +43,10 @@
 #define TICK_MS     10
 #define RETRY_MS    100                 /* arbiter unreachable: again */
 #define SYNC_MAGIC  "XFTDSYNC"
-#define SYNC_HDR    32u                 /* magic, version, pad, gen, size */
-#define SYNC_VERSION 1u
+/* magic, version, pad, gen, size, the pair's name (NUL-padded) */
+#define SYNC_HDR    (32u + SYNC_NAME)
+#define SYNC_NAME   72u
+#define SYNC_VERSION 2u
 
 enum state {
     S_HANDSHAKE,        /* channel not up yet */
@@ -80,6 +82,8 @@ struct pair {
     uint64_t retry_ns;          /* when to ask the arbiter again */
     bool lag_warned;
     bool ended;                 /* on_end has been called */
+    bool golive;                /* secondary: told to take over */
+    bool switching;             /* primary: handing the guest over */
 
     /* Primary. */
     int sync_fd;                /* memfd: sync header and saved state */
@@ -137,8 +141,19 @@ static void end(struct pair *p, int err, const char *fmt, ...)
     p->ended = true;
     if (p->st != S_LIVE && p->st != S_HALTED)
         p->st = S_ENDED;
-    if (p->chan)
+    if (p->chan) {
+        struct xlft_msg m = { .type = XLFT_T_SHUTDOWN };
+
+        /* An orderly end tells the peer so: it then does not take the
+         * close for this host's death. */
+        m.u.shutdown_seq = p->cfg.role == PAIR_PRIMARY ? p->sent : p->held;
+        if (!err)
+            xlft_chan_send(p->chan, &m);
         xlft_chan_close(p->chan);
+    }
+    /* The guest is free for its next client (ftvm takes one at a time). */
+    xlft_ftvm_close(p->vm);
+    p->vm = NULL;
     if (p->tick)
         event_del(p->tick);
     if (p->up_ev)
@@ -194,6 +209,7 @@ static bool map_ring(struct pair *p, uint16_t op)
 /* ---- primary -------------------------------------------------------- */
 
 static void pump(struct pair *p);
+static void hand_over(struct pair *p);
 
 static void send_state(struct pair *p)
 {
@@ -252,6 +268,7 @@ static void primary_up(struct pair *p)
     memcpy(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4);
     memcpy(hdr + 16, &p->gen, 8);
     memcpy(hdr + 24, &(uint64_t){ (uint64_t)size - SYNC_HDR }, 8);
+    memcpy(hdr + 32, p->name, strlen(p->name));
     if (size < SYNC_HDR || pwrite(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR) {
         end(p, -EIO, "cannot keep the state");
         return;
@@ -322,6 +339,11 @@ static void on_ack(struct pair *p, const struct xlft_ack *a)
         ft_ring_set_ack(&p->ring.ring, a->acked);
         xlft_ring_notify(&p->ring);
     }
+    if (p->switching && !p->batch_len && p->acked == p->sent &&
+        ft_ring_avail(&p->ring.ring) == 0) {
+        hand_over(p);
+        return;
+    }
     xlft_lag_replayed(&p->lag, a->replayed, now_ns());
     /* Said when crossing the limit, not at every ACK. */
     if (xlft_lag_over(&p->lag, p->cfg.lag_limit_us) != p->lag_warned) {
@@ -387,6 +409,42 @@ static void feed(struct pair *p)
     }
 }
 
+/*
+ * The secondary learns which guest it holds a copy of from the sync
+ * header: the name must be the one the handshake agreed on (its hash is
+ * the pair id), and this host must have that guest to offer.
+ */
+static int bind_guest(struct pair *p, const char *field)
+{
+    char name[SYNC_NAME + 1], guest[300], why[300];
+    int rc;
+
+    memcpy(name, field, SYNC_NAME);
+    name[SYNC_NAME] = '\0';
+    if (!name[0] || strlen(name) > XLFT_ARB_NAME_MAX ||
+        XXH3_64bits(name, strlen(name)) != xlft_chan_pair_id(p->chan) ||
+        (p->name[0] && strcmp(name, p->name))) {
+        end(p, -EPROTO, "the copy is of guest '%.*s', not the pair agreed",
+            XLFT_ARB_NAME_MAX, name);
+        return -EPROTO;
+    }
+    snprintf(p->name, sizeof(p->name), "%s", name);
+    if (p->vm)
+        return 0;
+    rc = p->cfg.resolve(p->cfg.arg, name, guest, sizeof(guest), why,
+                        sizeof(why));
+    if (!rc)
+        rc = xlft_arbiter_open(&p->arb, p->cfg.arbiter, name, why,
+                               sizeof(why));
+    if (!rc)
+        rc = xlft_ftvm_open(&p->vm, guest, why, sizeof(why));
+    if (rc) {
+        end(p, rc, "guest %s: %s", name, why);
+        return rc;
+    }
+    return 0;
+}
+
 static void on_state(struct pair *p, const struct xlft_state *s)
 {
     struct ftvm_ctl_rep rep;
@@ -430,6 +488,8 @@ static void on_state(struct pair *p, const struct xlft_state *s)
         return;
     }
     memcpy(&p->gen, hdr + 16, 8);
+    if (bind_guest(p, (const char *)hdr + 32))
+        return;
     lseek(p->sync_fd, SYNC_HDR, SEEK_SET);
     if (!guest(p, FTVM_OP_RESTORE, 0, p->sync_fd, &rep, NULL) ||
         !map_ring(p, FTVM_OP_REPLAY) ||
@@ -623,6 +683,7 @@ static void on_chan_msg(struct xlft_chan *c, const struct xlft_msg *m,
     xlft_hb_heard(&p->hb, now_ns());
     switch (m->type) {
     case XLFT_T_HEARTBEAT:
+    case XLFT_T_SHUTDOWN:           /* the close that follows is orderly */
         return;
     case XLFT_T_ACK:
         if (primary) {
@@ -639,6 +700,13 @@ static void on_chan_msg(struct xlft_chan *c, const struct xlft_msg *m,
     case XLFT_T_LOG:
         if (!primary) {
             on_log(p, &m->u.log);
+            return;
+        }
+        break;
+    case XLFT_T_GOLIVE:
+        if (!primary && p->st == S_PROTECTED &&
+            m->u.golive_seq == p->held) {
+            p->golive = true;       /* once the primary closes */
             return;
         }
         break;
@@ -671,11 +739,24 @@ static void on_chan_down(struct xlft_chan *c, int err, const char *why,
     xlft_chan_free(c);
     if (p->ended)
         return;
-    if (!err && p->st != S_PROTECTED) {
-        end(p, 0, "channel closed");
+    if (!err && p->golive) {
+        /* A switchover: the primary has stopped and sent it all. */
+        p->lost_ns = now_ns();
+        p->st = S_ARBITRATING;
+        arbitrate(p);
         return;
     }
-    peer_lost(p, err ? reason : "channel closed by the peer");
+    if (!err) {
+        struct ftvm_ctl_rep rep;
+
+        /* The primary ended the pair in order: this copy is not needed. */
+        if (p->cfg.role == PAIR_SECONDARY && p->vm)
+            xlft_ftvm_call(p->vm, FTVM_OP_STOP, 0, 0, -1, &rep, NULL);
+        end(p, 0, "the %s ended the pair", p->cfg.role == PAIR_PRIMARY ?
+            "secondary" : "primary");
+        return;
+    }
+    peer_lost(p, reason);
 }
 
 int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
@@ -700,17 +781,18 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
     p->cfg = *cfg;
     p->sync_fd = -1;
     p->ring.up_fd = p->ring.down_fd = -1;
-    snprintf(p->name, sizeof(p->name), "%s", cfg->name);
+    snprintf(p->name, sizeof(p->name), "%s", cfg->name ? cfg->name : "");
     snprintf(p->me, sizeof(p->me), "%s", cfg->me);
     snprintf(p->peer, sizeof(p->peer), "%s", cfg->peer);
     if (!p->cfg.buffer_max)
         p->cfg.buffer_max = 64u << 20;
     xlft_lag_init(&p->lag);
     rc = xlft_hb_init(&p->hb, &cfg->hb, now_ns(), why, whylen);
-    if (!rc)
+    /* A secondary serving any pair learns its guest with the copy. */
+    if (!rc && cfg->name)
         rc = xlft_arbiter_open(&p->arb, cfg->arbiter, cfg->name, why,
                                whylen);
-    if (!rc)
+    if (!rc && cfg->guest)
         rc = xlft_ftvm_open(&p->vm, cfg->guest, why, whylen);
     if (rc) {
         close(cfg->fd);
@@ -733,7 +815,8 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
         .role = cfg->role == PAIR_PRIMARY ? XLFT_ROLE_PRIMARY
                                           : XLFT_ROLE_SECONDARY,
         .enc = cfg->encrypt ? XLFT_ENC_REQUIRED : XLFT_ENC_DISABLED,
-        .pair_id = XXH3_64bits(cfg->name, strlen(cfg->name)),
+        .pair_id = cfg->name ? XXH3_64bits(cfg->name, strlen(cfg->name))
+                             : XLFT_PAIR_ANY,
     };
     cc.arg = p;
     rc = xlft_chan_new(&p->chan, &cc, why, whylen);
@@ -770,8 +853,106 @@ void pair_status(const struct pair *p, char *buf, size_t len)
 {
     snprintf(buf, len, "pair=%s role=%s state=%s gen=%" PRIu64
              " sent=%" PRIu64 " acked=%" PRIu64 " held=%" PRIu64
-             " lag-us=%" PRIu64, p->name,
+             " lag-us=%" PRIu64, p->name[0] ? p->name : "(incoming)",
              p->cfg.role == PAIR_PRIMARY ? "primary" : "secondary",
              state_names[p->st], p->gen, p->sent, p->acked, p->held,
              xlft_lag_avg_us(&p->lag));
 }
+
+/* Everything recorded so far onto the channel, whatever the ring holds. */
+static void flush_log(struct pair *p)
+{
+    pump(p);
+    if (p->batch_len || ft_ring_avail(&p->ring.ring) > 0)
+        say(p, "%u bytes of log could not be queued before the end",
+            p->batch_len);
+}
+
+int pair_disable(struct pair *p, char *why, size_t len)
+{
+    char holder[XLFT_ARB_NAME_MAX + 1], err[300];
+    struct ftvm_ctl_rep rep;
+    int rc;
+
+    if (p->cfg.role != PAIR_PRIMARY || p->st != S_PROTECTED) {
+        snprintf(why, len, "%s is not a protected primary here", p->name);
+        return -EINVAL;
+    }
+    /*
+     * Whoever goes on alone holds the generation, even in an orderly
+     * end: should the secondary miss the end and think this host dead,
+     * the arbiter tells it to stop rather than go live.
+     */
+    rc = xlft_arbiter_claim(p->arb, p->gen, p->me, holder, sizeof(holder),
+                            err, sizeof(err));
+    if (rc <= 0) {
+        snprintf(why, len, rc ? "cannot disable safely: %s"
+                              : "%s holds generation %llu already", rc ?
+                 err : holder, (unsigned long long)p->gen);
+        return rc ? rc : -EBUSY;
+    }
+    /* The log ends here; the guest runs on, unprotected. */
+    if (xlft_ftvm_call(p->vm, FTVM_OP_DISABLE, 0, 0, -1, &rep, NULL)) {
+        snprintf(why, len, "guest %s: %s", p->name, rep.msg);
+        return rep.error;
+    }
+    flush_log(p);
+    end(p, 0, "disabled: the guest runs on unprotected");
+    return 0;
+}
+
+/* Switchover, last step: every record acknowledged, the guest paused. */
+static void hand_over(struct pair *p)
+{
+    struct xlft_msg m = { .type = XLFT_T_GOLIVE };
+    struct ftvm_ctl_rep rep;
+    int rc;
+
+    /* The log ends with the guest's final state; it stops here. */
+    if (xlft_ftvm_call(p->vm, FTVM_OP_STOP, 0, 0, -1, &rep, NULL)) {
+        end(p, rep.error, "switchover: guest %s: %s", p->name, rep.msg);
+        return;
+    }
+    pump(p);
+    if (p->batch_len) {
+        end(p, -EAGAIN, "switchover: the last records did not fit the "
+            "channel; the secondary keeps replaying");
+        return;
+    }
+    m.u.golive_seq = p->sent;
+    rc = send_msg(p, &m);
+    if (rc) {
+        end(p, rc, "switchover: cannot tell the secondary: %s",
+            strerror(-rc));
+        return;
+    }
+    end(p, 0, "switched over at record %" PRIu64 ": the secondary goes on",
+        p->sent);
+}
+
+int pair_failover(struct pair *p, char *why, size_t len)
+{
+    struct ftvm_ctl_rep rep;
+
+    if (p->cfg.role != PAIR_PRIMARY || p->st != S_PROTECTED) {
+        snprintf(why, len, "%s is not a protected primary here", p->name);
+        return -EINVAL;
+    }
+    /* No more records nor outputs; hand over once all is acknowledged. */
+    if (xlft_ftvm_call(p->vm, FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL)) {
+        snprintf(why, len, "guest %s: %s", p->name, rep.msg);
+        return rep.error;
+    }
+    p->switching = true;
+    pump(p);
+    if (!p->batch_len && ft_ring_avail(&p->ring.ring) == 0 &&
+        p->acked == p->sent)
+        hand_over(p);
+    return 0;
+}
+
+const char *pair_name(const struct pair *p)
+{
+    return p->name;
+}
+

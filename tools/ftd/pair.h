@@ -8,6 +8,7 @@
 #define FTD_PAIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <event2/event.h>
@@ -19,9 +20,11 @@ enum pair_role { PAIR_PRIMARY = 1, PAIR_SECONDARY };
 struct pair_cfg {
     struct event_base *base;
     enum pair_role role;
-    const char *name;           /* the pair's id: the same on both hosts */
+    const char *name;           /* the pair's id: the same on both hosts;
+                                   NULL: a secondary serving any pair */
     const char *me;             /* this host's name, for the arbiter */
-    const char *guest;          /* ftvm control socket of the guest */
+    const char *guest;          /* ftvm control socket of the guest, or
+                                   NULL: ask 'resolve' once it is known */
     int fd;                     /* connected socket to the peer */
     const char *peer;           /* how messages name the peer */
     const uint8_t *key;         /* XLFT_KEY_SIZE bytes */
@@ -31,6 +34,12 @@ struct pair_cfg {
     uint32_t ring_data;         /* bytes of each ring (0: default) */
     size_t buffer_max;          /* secondary: log held ahead of replay */
     uint64_t lag_limit_us;      /* above: say so (0: no limit) */
+    /*
+     * Secondary without a guest yet: the ftvm control socket of a guest
+     * waiting for a copy of 'name' into 'sock'; 0 or -errno and 'why'.
+     */
+    int (*resolve)(void *arg, const char *name, char *sock, size_t len,
+                   char *why, size_t whylen);
     /* Called once the pair has ended, for good, with why. */
     void (*on_end)(void *arg, int err, const char *why);
     void *arg;
@@ -46,6 +55,21 @@ struct pair;
 int pair_start(struct pair **p, const struct pair_cfg *cfg, char *why,
                size_t whylen);
 void pair_free(struct pair *p);
+
+/*
+ * Primary: end protection in order; the guest runs on unprotected and
+ * the secondary stops its copy.
+ */
+int pair_disable(struct pair *p, char *why, size_t len);
+
+/*
+ * Primary: hand the guest over; it stops here and the secondary, once
+ * it has replayed all of it, goes live.
+ */
+int pair_failover(struct pair *p, char *why, size_t len);
+
+/* The pair's name ("" for a secondary that has not been told yet). */
+const char *pair_name(const struct pair *p);
 
 /* One line on the pair's state, for status output. */
 void pair_status(const struct pair *p, char *buf, size_t len);

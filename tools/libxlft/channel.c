@@ -51,6 +51,8 @@ struct xlft_chan {
     bool dead;                  /* the socket failed: nothing to flush */
     bool want_writable;         /* an -EAGAIN awaits on_writable */
     bool peer_shutdown;         /* a SHUTDOWN frame came */
+    bool orderly;               /* closing without an error */
+    bool half_closed;           /* our side of the socket is shut */
     int err;
     char why[WHY_MAX];
 };
@@ -103,6 +105,14 @@ static void down_later(struct xlft_chan *c)
     event_active(c->down, EV_TIMEOUT, 1);
 }
 
+static void half_close(struct xlft_chan *c)
+{
+    if (!c->half_closed && c->bev) {
+        c->half_closed = true;
+        shutdown(bufferevent_getfd(c->bev), SHUT_WR);
+    }
+}
+
 /*
  * The channel ends: log why (unless orderly), let the queue drain for
  * at most LINGER_MS (an ERROR frame may be in it), then on_down.
@@ -119,15 +129,30 @@ static void finish(struct xlft_chan *c, int err, const char *why)
     if (err)
         log_line(c, why);
     evtimer_del(c->timer);
-    bufferevent_disable(c->bev, EV_READ);
     out = bufferevent_get_output(c->bev);
-    if (c->dead || !evbuffer_get_length(out)) {
+    if (c->dead) {
+        bufferevent_disable(c->bev, EV_READ);
+        down_later(c);
+        return;
+    }
+    /*
+     * An orderly end must reach the peer whole: closing while its frames
+     * lie unread here would reset the connection and lose ours.  So all
+     * is sent, the socket half-closed, and what the peer still sends is
+     * read and dropped until it closes too (or LINGER_MS passes).
+     */
+    c->orderly = !err;
+    if (!c->orderly)
+        bufferevent_disable(c->bev, EV_READ);
+    if (!c->orderly && !evbuffer_get_length(out)) {
         down_later(c);
     } else {
         struct timeval tv = { LINGER_MS / 1000, LINGER_MS % 1000 * 1000 };
 
         bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
         evtimer_add(c->down, &tv);
+        if (c->orderly && !evbuffer_get_length(out))
+            half_close(c);
     }
 }
 
@@ -225,8 +250,16 @@ static void take_frames(struct xlft_chan *c)
 
 static void read_cb(struct bufferevent *bev, void *arg)
 {
-    (void)bev;
-    take_frames(arg);
+    struct xlft_chan *c = arg;
+
+    if (c->state == C_CLOSING) {
+        /* Closing in order: the peer's last words are not needed. */
+        struct evbuffer *in = bufferevent_get_input(bev);
+
+        evbuffer_drain(in, evbuffer_get_length(in));
+        return;
+    }
+    take_frames(c);
 }
 
 static void kick_cb(evutil_socket_t fd, short what, void *arg)
@@ -241,7 +274,11 @@ static void write_cb(struct bufferevent *bev, void *arg)
     struct xlft_chan *c = arg;
 
     if (c->state == C_CLOSING) {
-        if (!evbuffer_get_length(bufferevent_get_output(bev)))
+        if (evbuffer_get_length(bufferevent_get_output(bev)))
+            return;
+        if (c->orderly)
+            half_close(c);      /* down once the peer closes too */
+        else
             down_later(c);
         return;
     }

@@ -1,0 +1,185 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# service.sh BUILD - ftd as a service on two hosts (network namespaces),
+# driven by xl-ft as an operator would:
+#   - ft-enable protects a running guest; the secondary host's ftd starts
+#     the copy itself from its ft.conf; ft-status shows both sides;
+#   - ft-disable ends it in order: the guest runs on, the copy is gone;
+#   - ft-enable again (a new generation), then ft-failover hands the guest
+#     over: it stops on A and goes on on B where it left off;
+#   - a guest B has no section for, a config typo and an unknown command
+#     are refused with a message saying what is wrong.
+# Without root or ip netns the test says so and exits 77.
+set -u
+
+build=${1:?usage: service.sh BUILD}
+NAME=service
+. "$(dirname "$0")/../ftvm/lib.sh"
+
+ftd=$build/bin/ftd
+xlft=$build/bin/xl-ft
+dom0=$build/tests/ftvm-dom0
+a=xenft-sa-$$
+b=xenft-sb-$$
+
+if [ "$(id -u)" != 0 ] || ! ip netns add "$a" 2>/dev/null; then
+    echo "service: needs root and ip netns: skipped"
+    exit 77
+fi
+ip netns add "$b"
+cleanup() {
+    for ns in "$a" "$b"; do
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+    done
+    wait
+    ip netns del "$a" 2>/dev/null
+    ip netns del "$b" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+ip link add va netns "$a" type veth peer name vb netns "$b"
+ip -n "$a" addr add 10.79.0.1/24 dev va
+ip -n "$b" addr add 10.79.0.2/24 dev vb
+for ns in "$a" "$b"; do
+    ip -n "$ns" link set lo up
+done
+ip -n "$a" link set va up
+ip -n "$b" link set vb up
+
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
+chmod 600 "$work/key"
+mkdir -p "$work/arb" "$work/runA" "$work/runB"
+for h in A B; do
+    ip=10.79.0.1
+    [ $h = B ] && ip=10.79.0.2
+    cat >"$work/$h.conf" <<EOF
+# ft.conf of host $h
+host-name = host$h
+listen = $ip:7800
+key = $work/key
+arbiter = file:$work/arb
+run-dir = $work/run$h
+ftvm = $ftvm
+
+[guest vm1]
+mem = 16
+EOF
+done
+
+# until_true TRIES CMD...: CMD every 50 ms until it succeeds.
+until_true() {
+    n=$1
+    shift
+    while ! "$@" >/dev/null 2>&1; do
+        n=$((n - 1))
+        [ "$n" -gt 0 ] || return 1
+        sleep 0.05      # polling for a condition, bounded
+    done
+}
+
+xa() { ip netns exec "$a" timeout -k 5 30 "$xlft" --socket \
+       "$work/runA/ftd.sock" "$@"; }
+xb() { ip netns exec "$b" timeout -k 5 30 "$xlft" --socket \
+       "$work/runB/ftd.sock" "$@"; }
+status_has() { "$1" ft-status | grep -q "$2"; }
+
+ip netns exec "$a" timeout -k 5 300 "$ftd" --config "$work/A.conf" \
+    2>"$work/ftdA.err" &
+ip netns exec "$b" timeout -k 5 300 "$ftd" --config "$work/B.conf" \
+    2>"$work/ftdB.err" &
+ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
+    --control "$work/runA/vm1.sock" --guest "$build/guests/cpu.bin" \
+    --cmdline seed=11 --console "$work/vm1.A" >/dev/null 2>&1 &
+until_true 200 xa ft-status && until_true 200 xb ft-status &&
+until_true 200 "$dom0" "$work/runA/vm1.sock" status ||
+    { bad "the daemons did not come up: $(cat "$work/ftdA.err" \
+      "$work/ftdB.err")"; finish; exit 1; }
+
+# 1. Protect, look, disable.
+if xa ft-enable vm1 10.79.0.2 >"$work/x" &&
+   until_true 400 status_has xa "state=protected" &&
+   until_true 200 status_has xb "role=secondary state=protected"; then
+    ok "ft-enable: protected ($(xa ft-status vm1 | cut -d' ' -f1-4)); \
+the copy on B was started by B's ftd"
+else
+    bad "ft-enable: $(cat "$work/x" "$work/ftdA.err" "$work/ftdB.err")"
+fi
+if xa ft-disable vm1 >"$work/x" &&
+   until_true 200 status_has xb "ended: the primary ended the pair" &&
+   ! "$dom0" "$work/runB/vm1.sock" status >/dev/null 2>&1 &&
+   "$dom0" "$work/runA/vm1.sock" status | grep -q "state=running mode=live"
+then
+    ok "ft-disable: the guest runs on unprotected, B's copy is gone"
+else
+    bad "ft-disable: $(cat "$work/x"; xb ft-status)"
+fi
+
+# 2. Protect again, then hand over.
+until_true 200 sh -c "! '$dom0' '$work/runB/vm1.sock' status"
+if xa ft-enable vm1 10.79.0.2 >"$work/x" &&
+   until_true 400 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
+       ft-status vm1 | grep -q 'state=protected'" &&
+   until_true 400 grep -q "round 2 " "$work/vm1.A" &&
+   xa ft-failover vm1 >"$work/x2" &&
+   until_true 400 sh -c "'$dom0' '$work/runB/vm1.sock' status |
+       grep -q 'mode=live'"; then
+    i=$(grep -c 'sum 0x' "$work/runB/vm1.console" 2>/dev/null)
+    until_true 400 sh -c "[ \$(grep -c 'sum 0x' \
+        '$work/runB/vm1.console') -gt $i ]"
+    # The rounds both printed agree, and B has gone past A's last.
+    grep -o 'round [0-9]* sum 0x[0-9a-f]*' "$work/vm1.A" | sort >"$work/ra"
+    grep -o 'round [0-9]* sum 0x[0-9a-f]*' "$work/runB/vm1.console" |
+        sort >"$work/rb"
+    last_a=$(sed 's/round \([0-9]*\).*/\1/' "$work/ra" | sort -n | tail -n 1)
+    last_b=$(sed 's/round \([0-9]*\).*/\1/' "$work/rb" | sort -n | tail -n 1)
+    if [ -s "$work/ra" ] && [ -s "$work/rb" ] &&
+       [ -z "$(join -j 2 -o 1.4,2.4 "$work/ra" "$work/rb" |
+               awk '$1 != $2')" ] &&
+       [ "${last_b:-0}" -gt "${last_a:-0}" ]; then
+        ok "ft-failover: handed over; B goes on where A stopped \
+($(xb ft-status vm1 | grep -o 'ended: .*'))"
+    else
+        bad "ft-failover: B does not continue A's computation"
+    fi
+else
+    bad "ft-failover: $(cat "$work/x" "$work/x2" 2>/dev/null; \
+        tail -n 5 "$work/ftdA.err" "$work/ftdB.err")"
+fi
+
+# 3. Refusals.
+sed -i 's/^\[guest vm1\]/[guest other]/' "$work/B.conf"
+ip netns pids "$b" | xargs -r kill -TERM
+until_true 200 sh -c "! '$xlft' --socket '$work/runB/ftd.sock' ft-status"
+ip netns exec "$b" timeout -k 5 300 "$ftd" --config "$work/B.conf" \
+    2>"$work/ftdB2.err" &
+ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
+    --control "$work/runA/vm2.sock" --guest "$build/guests/cpu.bin" \
+    --console none >/dev/null 2>&1 &
+until_true 200 xb ft-status && until_true 200 "$dom0" \
+    "$work/runA/vm2.sock" status
+if xa ft-enable vm2 10.79.0.2 >/dev/null &&
+   until_true 200 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
+       ft-status vm2 | grep -q ended" &&
+   grep -q "vm2: not configured on this host" "$work/ftdB2.err" &&
+   "$dom0" "$work/runA/vm2.sock" status | grep -q "state=running"; then
+    ok "a guest B has no section for is refused there; it runs on, on A"
+else
+    bad "unknown guest: $(xa ft-status vm2; cat "$work/ftdB2.err")"
+fi
+printf 'listen = 1.2.3.4:1\nhearbeat-ms = 50\n' >"$work/typo.conf"
+if "$ftd" --config "$work/typo.conf" 2>"$work/x"; then
+    bad "a config typo was accepted"
+elif grep -q "typo.conf:2: unknown key 'hearbeat-ms' (did you mean \
+'heartbeat-ms'?)" "$work/x"; then
+    ok "config typo refused: $(cat "$work/x")"
+else
+    bad "config typo: $(cat "$work/x")"
+fi
+if xa ft-bogus vm1 >"$work/x" 2>&1; then
+    bad "an unknown command was accepted"
+else
+    ok "unknown xl-ft command refused"
+fi
+
+finish

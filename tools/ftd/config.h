@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * config.h - /etc/xen/ft.conf, the settings of ftd on one host (format
+ * and every key: config/ft.conf).
+ */
+#ifndef FTD_CONFIG_H
+#define FTD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FTD_NAME_MAX    64
+#define FTD_GUESTS_MAX  64
+
+/* A guest this host may run: as the secondary, ftd starts it itself. */
+struct ftd_guest {
+    char name[FTD_NAME_MAX + 1];
+    char disk[256];             /* --disk of its ftvm, "" for none */
+    char net[64];               /* --net of its ftvm, "" for none */
+    uint32_t mem_mib;           /* 0: ftvm's default */
+};
+
+struct ftd_config {
+    char host_name[FTD_NAME_MAX + 1];
+    char listen[128];           /* ADDR:PORT for secondaries */
+    char key[256];              /* the pre-shared key file */
+    char arbiter[300];
+    bool encrypt;
+    uint32_t heartbeat_ms, timeout_ms;
+    uint32_t ring_bytes;
+    uint32_t buffer_mib;
+    uint64_t lag_limit_us;
+    char run_dir[200];          /* sockets, consoles: <dir>/<guest>.* */
+    char ftvm[256];             /* the ftvm program */
+    struct ftd_guest guests[FTD_GUESTS_MAX];
+    unsigned int nguests;
+};
+
+/*
+ * Read 'path' into 'c' (defaults first).  0, or -errno with 'err'
+ * naming the file, the line and what is wrong with it.
+ */
+int ftd_config_load(struct ftd_config *c, const char *path, char *err,
+                    size_t errlen);
+
+/* The guest called 'name', or NULL. */
+const struct ftd_guest *ftd_config_guest(const struct ftd_config *c,
+                                         const char *name);
+
+/* A pair or guest name: 1 to FTD_NAME_MAX of [A-Za-z0-9._-], no '.' first. */
+bool ftd_name_ok(const char *s);
+
+#endif /* FTD_CONFIG_H */

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * service.c - ftd as a per-host service: it listens for primaries that
+ * want a secondary here (starting the guest's copy itself, from the
+ * guest's section in ft.conf), and takes commands from xl-ft on its
+ * control socket: enable NAME PEER, disable NAME, failover NAME, status.
+ * Guests run under `ftvm serve --control RUN_DIR/NAME.sock`.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "config.h"
+#include "pair.h"
+#include "service.h"
+#include "xlft_crypto.h"
+#include "xlft_ftvm.h"
+
+#define PAIRS_MAX   FTD_GUESTS_MAX
+#define DEFAULT_PORT "7800"
+
+struct slot {
+    struct service *svc;
+    struct pair *pair;
+    bool ended;
+    int reap_due;               /* reaper ticks seen since it ended */
+    char name[FTD_NAME_MAX + 1];
+    char end_why[300];
+};
+
+struct service {
+    const struct ftd_config *cfg;
+    struct event_base *base;
+    uint8_t key[XLFT_KEY_SIZE];
+    int lfd, cfd;
+    struct event *lev, *cev, *reap;
+    char ctl_path[300];
+    struct slot slots[PAIRS_MAX];
+};
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void note(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("ftd: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void guest_sock(const struct service *s, const char *name, char *buf,
+                       size_t len)
+{
+    snprintf(buf, len, "%s/%s.sock", s->cfg->run_dir, name);
+}
+
+static void on_pair_end(void *arg, int err, const char *why)
+{
+    struct slot *sl = arg;
+
+    sl->ended = true;
+    snprintf(sl->name, sizeof(sl->name), "%s", pair_name(sl->pair));
+    snprintf(sl->end_why, sizeof(sl->end_why), "%s%s",
+             err ? "error: " : "", why);
+    /* Freed by the reaper, a second on: not inside the pair's own
+     * callbacks, and its channel's last frame has gone out by then. */
+}
+
+static struct slot *free_slot_for(struct service *s, const char *name)
+{
+    struct slot *spare = NULL;
+
+    for (int i = 0; i < PAIRS_MAX; i++) {
+        struct slot *sl = &s->slots[i];
+
+        if (sl->pair && !sl->ended && name && !strcmp(sl->name, name))
+            return NULL;        /* already protected or being protected */
+        if (!sl->pair && !spare)
+            spare = sl;
+    }
+    return spare;
+}
+
+/*
+ * A copy of 'name' is coming: start its guest, waiting for it, with the
+ * settings of its section in ft.conf.
+ */
+static int spawn_copy(void *arg, const char *name, char *sock, size_t len,
+                      char *why, size_t whylen)
+{
+    struct slot *sl = arg;
+    struct service *s = sl->svc;
+    const struct ftd_guest *g = ftd_config_guest(s->cfg, name);
+    char console[300], log[300], mem[16];
+    struct xlft_ftvm *probe;
+    const char *argv[16];
+    int n = 0, logfd;
+    pid_t pid;
+
+    if (!g) {
+        snprintf(why, whylen, "not configured on this host (add [guest %s] "
+                 "to ft.conf)", name);
+        return -ENOENT;
+    }
+    guest_sock(s, name, sock, len);
+    if (!xlft_ftvm_open(&probe, sock, why, whylen)) {
+        xlft_ftvm_close(probe);
+        snprintf(why, whylen, "a guest %s already runs here", name);
+        return -EEXIST;
+    }
+    snprintf(console, sizeof(console), "%s/%s.console", s->cfg->run_dir,
+             name);
+    snprintf(log, sizeof(log), "%s/%s.log", s->cfg->run_dir, name);
+    snprintf(mem, sizeof(mem), "%u", g->mem_mib);
+    argv[n++] = s->cfg->ftvm;
+    argv[n++] = "serve";
+    argv[n++] = "--incoming";
+    argv[n++] = "--control";
+    argv[n++] = sock;
+    argv[n++] = "--console";
+    argv[n++] = console;
+    if (g->disk[0]) {
+        argv[n++] = "--disk";
+        argv[n++] = g->disk;
+    }
+    if (g->net[0]) {
+        argv[n++] = "--net";
+        argv[n++] = g->net;
+    }
+    if (g->mem_mib) {
+        argv[n++] = "--mem";
+        argv[n++] = mem;
+    }
+    argv[n] = NULL;
+    logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (logfd < 0) {
+        snprintf(why, whylen, "cannot write %s: %s", log, strerror(errno));
+        return -errno;
+    }
+    pid = fork();
+    if (pid < 0) {
+        close(logfd);
+        snprintf(why, whylen, "cannot start ftvm: %s", strerror(errno));
+        return -EAGAIN;
+    }
+    if (pid == 0) {
+        /* The guest outlives this ftd. */
+        setsid();
+        dup2(logfd, 1);
+        dup2(logfd, 2);
+        execvp(argv[0], (char *const *)argv);
+        dprintf(2, "ftd: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(logfd);
+    for (int i = 0; i < 200; i++) {
+        int st;
+
+        if (!xlft_ftvm_open(&probe, sock, why, whylen)) {
+            xlft_ftvm_close(probe);
+            note("guest %s: copy waiting under ftvm (pid %d)", name,
+                 (int)pid);
+            return 0;
+        }
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            snprintf(why, whylen, "ftvm for the copy exited at once (see "
+                     "%s)", log);
+            return -EIO;
+        }
+        poll(NULL, 0, 25);      /* its socket appears within ~100 ms */
+    }
+    kill(pid, SIGKILL);
+    snprintf(why, whylen, "ftvm for the copy did not come up in 5 s");
+    return -ETIMEDOUT;
+}
+
+static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
+                          struct slot *sl)
+{
+    const struct ftd_config *c = s->cfg;
+
+    *pc = (struct pair_cfg){
+        .base = s->base, .me = c->host_name, .key = s->key,
+        .encrypt = c->encrypt, .arbiter = c->arbiter,
+        .hb = { c->heartbeat_ms, c->timeout_ms },
+        .ring_data = c->ring_bytes,
+        .buffer_max = (size_t)c->buffer_mib << 20,
+        .lag_limit_us = c->lag_limit_us,
+        .resolve = spawn_copy, .on_end = on_pair_end, .arg = sl,
+    };
+}
+
+static void on_incoming(evutil_socket_t lfd, short what, void *arg)
+{
+    struct service *s = arg;
+    struct sockaddr_storage sa;
+    socklen_t sl_len = sizeof(sa);
+    char host[NI_MAXHOST], serv[NI_MAXSERV], why[300];
+    char peer[NI_MAXHOST + NI_MAXSERV + 2];
+    struct pair_cfg pc;
+    struct slot *sl;
+    int fd = accept4(lfd, (struct sockaddr *)&sa, &sl_len, SOCK_CLOEXEC);
+    int one = 1;
+
+    (void)what;
+    if (fd < 0)
+        return;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (getnameinfo((struct sockaddr *)&sa, sl_len, host, sizeof(host), serv,
+                    sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV))
+        snprintf(peer, sizeof(peer), "?");
+    else
+        snprintf(peer, sizeof(peer), "%s:%s", host, serv);
+    sl = free_slot_for(s, NULL);
+    if (!sl) {
+        note("refusing %s: %d pairs already", peer, PAIRS_MAX);
+        close(fd);
+        return;
+    }
+    fill_pair_cfg(s, &pc, sl);
+    pc.role = PAIR_SECONDARY;
+    pc.fd = fd;
+    pc.peer = peer;
+    memset(sl, 0, sizeof(*sl));
+    sl->svc = s;
+    if (pair_start(&sl->pair, &pc, why, sizeof(why))) {
+        note("secondary for %s: %s", peer, why);
+        sl->pair = NULL;
+    }
+}
+
+/* Connect to HOST[:PORT] within 5 s; the socket or -1 with 'why'. */
+static int dial(const char *spec, char *why, size_t len)
+{
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
+    char host[256];
+    const char *port = DEFAULT_PORT, *colon = strrchr(spec, ':');
+    int fd = -1, rc, one = 1;
+
+    if (colon) {
+        if ((size_t)(colon - spec) >= sizeof(host) || !colon[1]) {
+            snprintf(why, len, "peer '%s': want HOST[:PORT]", spec);
+            return -1;
+        }
+        memcpy(host, spec, (size_t)(colon - spec));
+        host[colon - spec] = '\0';
+        port = colon + 1;
+    } else {
+        snprintf(host, sizeof(host), "%s", spec);
+    }
+    rc = getaddrinfo(host, port, &hints, &ai);
+    if (rc) {
+        snprintf(why, len, "peer %s: %s", spec, gai_strerror(rc));
+        return -1;
+    }
+    for (a = ai; a; a = a->ai_next) {
+        struct pollfd p;
+        int err = 0;
+        socklen_t el = sizeof(err);
+
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC |
+                    SOCK_NONBLOCK, a->ai_protocol);
+        if (fd < 0)
+            continue;
+        if (connect(fd, a->ai_addr, a->ai_addrlen) && errno != EINPROGRESS)
+            err = errno;
+        p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+        if (!err && poll(&p, 1, 5000) != 1)
+            err = ETIMEDOUT;
+        if (!err)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
+        if (!err)
+            break;
+        snprintf(why, len, "cannot connect to %s: %s", spec, strerror(err));
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    if (fd >= 0)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return fd;
+}
+
+static struct slot *find(struct service *s, const char *name)
+{
+    for (int i = 0; i < PAIRS_MAX; i++)
+        if (s->slots[i].pair && !s->slots[i].ended &&
+            !strcmp(s->slots[i].name, name))
+            return &s->slots[i];
+    return NULL;
+}
+
+static void cmd_enable(struct service *s, const char *name,
+                       const char *peer, FILE *out)
+{
+    char sock[300], why[300];
+    struct pair_cfg pc;
+    struct slot *sl;
+    int fd;
+
+    if (!ftd_name_ok(name)) {
+        fprintf(out, "error: '%s' is not a guest name\n", name);
+        return;
+    }
+    sl = free_slot_for(s, name);
+    if (!sl) {
+        fprintf(out, "error: %s is protected already (or too many "
+                "pairs)\n", name);
+        return;
+    }
+    guest_sock(s, name, sock, sizeof(sock));
+    fd = dial(peer, why, sizeof(why));
+    if (fd < 0) {
+        fprintf(out, "error: %s: %s\n", name, why);
+        return;
+    }
+    fill_pair_cfg(s, &pc, sl);
+    pc.role = PAIR_PRIMARY;
+    pc.name = name;
+    pc.guest = sock;
+    pc.fd = fd;
+    pc.peer = peer;
+    memset(sl, 0, sizeof(*sl));
+    sl->svc = s;
+    snprintf(sl->name, sizeof(sl->name), "%s", name);
+    if (pair_start(&sl->pair, &pc, why, sizeof(why))) {
+        sl->pair = NULL;
+        fprintf(out, "error: %s: %s\n", name, why);
+        return;
+    }
+    fprintf(out, "ok: protecting %s on %s (see ft-status)\n", name, peer);
+}
+
+static void cmd_status(struct service *s, const char *name, FILE *out)
+{
+    int shown = 0;
+
+    for (int i = 0; i < PAIRS_MAX; i++) {
+        struct slot *sl = &s->slots[i];
+        char line[400];
+
+        if (!sl->pair && !sl->ended)
+            continue;
+        if (sl->pair) {
+            pair_status(sl->pair, line, sizeof(line));
+            snprintf(sl->name, sizeof(sl->name), "%s",
+                     pair_name(sl->pair));
+        }
+        if (name && strcmp(sl->name, name))
+            continue;
+        if (sl->pair)
+            fprintf(out, "%s%s%s\n", line, sl->ended ? " ended: " : "",
+                    sl->ended ? sl->end_why : "");
+        else
+            fprintf(out, "pair=%s ended: %s\n", sl->name, sl->end_why);
+        shown++;
+    }
+    if (!shown)
+        fprintf(out, name ? "error: no pair for %s on this host\n"
+                          : "no pairs\n", name);
+}
+
+static void command(struct service *s, char *line, FILE *out)
+{
+    char *w[4] = { NULL }, *save = NULL;
+    int n = 0;
+
+    for (char *t = strtok_r(line, " \t\r\n", &save); t && n < 4;
+         t = strtok_r(NULL, " \t\r\n", &save))
+        w[n++] = t;
+    if (n == 3 && !strcmp(w[0], "enable")) {
+        cmd_enable(s, w[1], w[2], out);
+    } else if ((n == 1 || n == 2) && !strcmp(w[0], "status")) {
+        cmd_status(s, w[1], out);
+    } else if (n == 2 && (!strcmp(w[0], "disable") ||
+                          !strcmp(w[0], "failover"))) {
+        struct slot *sl = find(s, w[1]);
+        char why[300];
+        int rc;
+
+        if (!sl) {
+            fprintf(out, "error: %s is not protected from this host\n",
+                    w[1]);
+            return;
+        }
+        rc = !strcmp(w[0], "disable") ? pair_disable(sl->pair, why,
+                                                     sizeof(why))
+                                      : pair_failover(sl->pair, why,
+                                                      sizeof(why));
+        if (rc)
+            fprintf(out, "error: %s\n", why);
+        else
+            fprintf(out, "ok: %s %s\n", w[1], !strcmp(w[0], "disable") ?
+                    "runs on unprotected" : "is being handed over");
+    } else {
+        fprintf(out, "error: commands are 'enable NAME HOST[:PORT]', "
+                "'disable NAME', 'failover NAME', 'status [NAME]'\n");
+    }
+}
+
+/* One command per connection, answered at once (ftd is local). */
+static void on_control(evutil_socket_t lfd, short what, void *arg)
+{
+    struct service *s = arg;
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    char line[512];
+    ssize_t n = 0;
+    FILE *out;
+
+    (void)what;
+    if (fd < 0)
+        return;
+    if (poll(&p, 1, 2000) == 1)
+        n = read(fd, line, sizeof(line) - 1);
+    out = fdopen(fd, "w");
+    if (!out) {
+        close(fd);
+        return;
+    }
+    if (n <= 0 || memchr(line, '\0', (size_t)n)) {
+        fprintf(out, "error: no command\n");
+    } else {
+        line[n] = '\0';
+        command(s, line, out);
+    }
+    fclose(out);
+}
+
+/* Once a second: children that exited, pairs that ended a while ago. */
+static void on_reap(evutil_socket_t fd, short what, void *arg)
+{
+    struct service *s = arg;
+
+    (void)fd;
+    (void)what;
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+    for (int i = 0; i < PAIRS_MAX; i++) {
+        struct slot *sl = &s->slots[i];
+
+        if (sl->pair && sl->ended && sl->reap_due++) {
+            pair_free(sl->pair);
+            sl->pair = NULL;
+        }
+    }
+}
+
+static int listen_tcp(const char *spec, char *why, size_t len)
+{
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_PASSIVE }, *ai;
+    const char *colon = strrchr(spec, ':');
+    char host[256];
+    int fd, one = 1, rc;
+
+    if (!colon || (size_t)(colon - spec) >= sizeof(host) || !colon[1]) {
+        snprintf(why, len, "listen = %s: want ADDR:PORT", spec);
+        return -1;
+    }
+    memcpy(host, spec, (size_t)(colon - spec));
+    host[colon - spec] = '\0';
+    rc = getaddrinfo(host, colon + 1, &hints, &ai);
+    if (rc) {
+        snprintf(why, len, "listen = %s: %s", spec, gai_strerror(rc));
+        return -1;
+    }
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+                ai->ai_protocol);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+                             sizeof(one)) ||
+        bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 8)) {
+        snprintf(why, len, "cannot listen on %s: %s", spec, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    return fd;
+}
+
+static int listen_unix(const char *path, char *why, size_t len)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    mode_t old;
+    int fd, rc;
+
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        snprintf(why, len, "control socket path too long: %s", path);
+        return -1;
+    }
+    strcpy(sa.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        goto fail;
+    if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+        snprintf(why, len, "%s: another ftd runs on this host", path);
+        close(fd);
+        return -1;
+    }
+    if (errno == ECONNREFUSED)
+        unlink(path);
+    old = umask(077);
+    rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+    umask(old);
+    if (rc || listen(fd, 8))
+        goto fail;
+    return fd;
+fail:
+    snprintf(why, len, "control socket %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+int service_run(const struct ftd_config *cfg, struct event_base *base,
+                char *why, size_t len)
+{
+    static struct service svc;
+    struct service *s = &svc;
+    struct timeval tv = { 1, 0 };
+
+    memset(s, 0, sizeof(*s));
+    s->cfg = cfg;
+    s->base = base;
+    s->lfd = s->cfd = -1;
+    if (mkdir(cfg->run_dir, 0700) && errno != EEXIST) {
+        snprintf(why, len, "cannot create %s: %s", cfg->run_dir,
+                 strerror(errno));
+        return -errno;
+    }
+    if (xlft_key_load(cfg->key, s->key, why, len))
+        return -EINVAL;
+    snprintf(s->ctl_path, sizeof(s->ctl_path), "%s/ftd.sock", cfg->run_dir);
+    s->cfd = listen_unix(s->ctl_path, why, len);
+    if (s->cfd < 0)
+        return -EADDRINUSE;
+    s->lfd = listen_tcp(cfg->listen, why, len);
+    if (s->lfd < 0) {
+        close(s->cfd);
+        unlink(s->ctl_path);
+        return -EADDRINUSE;
+    }
+    s->lev = event_new(base, s->lfd, EV_READ | EV_PERSIST, on_incoming, s);
+    s->cev = event_new(base, s->cfd, EV_READ | EV_PERSIST, on_control, s);
+    s->reap = event_new(base, -1, EV_PERSIST, on_reap, s);
+    if (!s->lev || !s->cev || !s->reap || event_add(s->lev, NULL) ||
+        event_add(s->cev, NULL) || event_add(s->reap, &tv)) {
+        snprintf(why, len, "cannot set up the event loop");
+        return -ENOMEM;
+    }
+    note("host %s: listening on %s, control %s", cfg->host_name,
+         cfg->listen, s->ctl_path);
+    event_base_dispatch(base);
+
+    for (int i = 0; i < PAIRS_MAX; i++)
+        pair_free(s->slots[i].pair);
+    event_free(s->lev);
+    event_free(s->cev);
+    event_free(s->reap);
+    close(s->lfd);
+    close(s->cfd);
+    unlink(s->ctl_path);
+    return 0;
+}
