@@ -313,7 +313,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 644 tools/ftd/ftd.8 $(DESTDIR)$(PREFIX)/share/man/man8/
-	install -m 644 hvm/ftvm/ftvm.1 tools/ftlog/ftlog.1 \
+	install -m 644 hvm/ftvm/ftvm.1 tools/ftlog/ftlog.1 tools/xl-ft/xl-ft.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a \
 		$(DESTDIR)$(PREFIX)/lib/
