@@ -166,6 +166,9 @@ $(SAN)/tests/ftvm-dom0: $(BUILD)/obj/san/tests/ftvm/ftvm-dom0.o \
 $(SAN)/bin/ftd: $(san_FTD_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
+$(SAN)/bin/xl-ft: $(BUILD)/obj/san/tools/xl-ft/xl-ft.o
+	@mkdir -p $(@D)
+	$(CC) $(san_LDFLAGS) $^ -o $@
 $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
 	@mkdir -p $(@D)
 	ln -sfn ../guests $@
@@ -211,7 +214,8 @@ check-unit: deps-check $(BUILD)/tests/unit-tests
 	cd tests/unit && ../../$(BUILD)/tests/unit-tests
 
 check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
-           $(SAN)/bin/ftd $(SAN)/tests/ftvm-dom0 $(SAN)/guests
+           $(SAN)/bin/ftd $(SAN)/bin/xl-ft $(SAN)/tests/ftvm-dom0 \
+           $(SAN)/guests
 	cd tests/unit && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1 ../../$(BUILD)/tests/unit-tests-san
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -220,6 +224,10 @@ check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 		sh tests/ftd/failover.sh $(SAN); rc=$$?; \
+		[ $$rc = 0 ] || [ $$rc = 77 ]
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+		sh tests/ftd/service.sh $(SAN); rc=$$?; \
 		[ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The logging channel end to end over TCP on loopback, also under

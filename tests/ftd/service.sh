@@ -106,6 +106,7 @@ else
     bad "ft-enable: $(cat "$work/x" "$work/ftdA.err" "$work/ftdB.err")"
 fi
 if xa ft-disable vm1 >"$work/x" &&
+   until_true 200 status_has xa "ended: disabled" &&
    until_true 200 status_has xb "ended: the primary ended the pair" &&
    ! "$dom0" "$work/runB/vm1.sock" status >/dev/null 2>&1 &&
    "$dom0" "$work/runA/vm1.sock" status | grep -q "state=running mode=live"

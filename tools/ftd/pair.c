@@ -21,10 +21,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +44,7 @@
 #define CHUNK       (256u << 10)        /* state per STATE frame */
 #define TICK_MS     10
 #define RETRY_MS    100                 /* arbiter unreachable: again */
+#define GUEST_WAIT_MS 10000             /* a started guest must answer */
 #define SYNC_MAGIC  "XFTDSYNC"
 /* magic, version, pad, gen, size, the pair's name (NUL-padded) */
 #define SYNC_HDR    (32u + SYNC_NAME)
@@ -84,6 +87,12 @@ struct pair {
     bool ended;                 /* on_end has been called */
     bool golive;                /* secondary: told to take over */
     bool switching;             /* primary: handing the guest over */
+    bool disabling;             /* primary: asking to go on alone */
+    bool peer_shutdown;         /* the peer said it ends the pair */
+    bool header_seen;           /* secondary: the sync header is in */
+    char guest_path[300];       /* secondary: the guest started for it */
+    uint64_t guest_wait_ns;
+    struct claim *claim;
 
     /* Primary. */
     int sync_fd;                /* memfd: sync header and saved state */
@@ -360,7 +369,7 @@ static void on_ack(struct pair *p, const struct xlft_ack *a)
 /* Held records into the replay ring, whole, as far as it has room. */
 static void feed(struct pair *p)
 {
-    while (p->fifo_len) {
+    while (p->fifo_len && p->have_ring) {
         int space = ft_ring_space(&p->ring.ring), n;
         uint32_t nrec, want = p->fifo_len < (size_t)INT32_MAX ?
                               (uint32_t)p->fifo_len : INT32_MAX;
@@ -412,11 +421,12 @@ static void feed(struct pair *p)
 /*
  * The secondary learns which guest it holds a copy of from the sync
  * header: the name must be the one the handshake agreed on (its hash is
- * the pair id), and this host must have that guest to offer.
+ * the pair id), and this host must have that guest to offer.  A guest
+ * started for it comes up while the rest of the state streams in.
  */
 static int bind_guest(struct pair *p, const char *field)
 {
-    char name[SYNC_NAME + 1], guest[300], why[300];
+    char name[SYNC_NAME + 1], why[300];
     int rc;
 
     memcpy(name, field, SYNC_NAME);
@@ -428,26 +438,50 @@ static int bind_guest(struct pair *p, const char *field)
             XLFT_ARB_NAME_MAX, name);
         return -EPROTO;
     }
-    snprintf(p->name, sizeof(p->name), "%s", name);
+    memcpy(p->name, name, strlen(name) + 1);     /* checked: it fits */
     if (p->vm)
         return 0;
-    rc = p->cfg.resolve(p->cfg.arg, name, guest, sizeof(guest), why,
-                        sizeof(why));
+    rc = p->cfg.resolve(p->cfg.arg, name, p->guest_path,
+                        sizeof(p->guest_path), why, sizeof(why));
     if (!rc)
         rc = xlft_arbiter_open(&p->arb, p->cfg.arbiter, name, why,
                                sizeof(why));
-    if (!rc)
-        rc = xlft_ftvm_open(&p->vm, guest, why, sizeof(why));
     if (rc) {
         end(p, rc, "guest %s: %s", name, why);
         return rc;
     }
+    p->guest_wait_ns = now_ns();
     return 0;
+}
+
+/* The whole state is here: into the guest, once it answers. */
+static void restore(struct pair *p)
+{
+    struct ftvm_ctl_rep rep;
+    char why[300];
+
+    if (!p->vm && xlft_ftvm_open(&p->vm, p->guest_path, why, sizeof(why))) {
+        if (now_ns() - p->guest_wait_ns < GUEST_WAIT_MS * 1000000ull)
+            return;             /* the tick tries again */
+        end(p, -ETIMEDOUT, "guest %s did not come up in %u ms: %s",
+            p->name, GUEST_WAIT_MS, why);
+        return;
+    }
+    lseek(p->sync_fd, SYNC_HDR, SEEK_SET);
+    if (!guest(p, FTVM_OP_RESTORE, 0, p->sync_fd, &rep, NULL) ||
+        !map_ring(p, FTVM_OP_REPLAY) ||
+        !guest(p, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL))
+        return;
+    close(p->sync_fd);
+    p->sync_fd = -1;
+    p->st = S_PROTECTED;
+    say(p, "copy of the guest restored (%" PRIu64 " bytes), replaying",
+        p->sync_total - SYNC_HDR);
+    feed(p);
 }
 
 static void on_state(struct pair *p, const struct xlft_state *s)
 {
-    struct ftvm_ctl_rep rep;
     uint8_t hdr[SYNC_HDR];
     uint64_t size;
 
@@ -473,33 +507,25 @@ static void on_state(struct pair *p, const struct xlft_state *s)
         return;
     }
     p->sync_off += s->len;
-    if (p->sync_off < p->sync_total)
-        return;
-
-    if (pread(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR ||
-        memcmp(hdr, SYNC_MAGIC, 8)) {
-        end(p, -EPROTO, "the state does not start with a sync header");
-        return;
+    if (!p->header_seen && p->sync_off >= SYNC_HDR) {
+        if (pread(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR ||
+            memcmp(hdr, SYNC_MAGIC, 8)) {
+            end(p, -EPROTO, "the state does not start with a sync header");
+            return;
+        }
+        memcpy(&size, hdr + 24, 8);
+        if (memcmp(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4) ||
+            size != p->sync_total - SYNC_HDR) {
+            end(p, -EPROTO, "sync header of another version or size");
+            return;
+        }
+        memcpy(&p->gen, hdr + 16, 8);
+        p->header_seen = true;
+        if (bind_guest(p, (const char *)hdr + 32))
+            return;
     }
-    memcpy(&size, hdr + 24, 8);
-    if (memcmp(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4) ||
-        size != p->sync_total - SYNC_HDR) {
-        end(p, -EPROTO, "sync header of another version or size");
-        return;
-    }
-    memcpy(&p->gen, hdr + 16, 8);
-    if (bind_guest(p, (const char *)hdr + 32))
-        return;
-    lseek(p->sync_fd, SYNC_HDR, SEEK_SET);
-    if (!guest(p, FTVM_OP_RESTORE, 0, p->sync_fd, &rep, NULL) ||
-        !map_ring(p, FTVM_OP_REPLAY) ||
-        !guest(p, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL))
-        return;
-    close(p->sync_fd);
-    p->sync_fd = -1;
-    p->st = S_PROTECTED;
-    say(p, "copy of the guest restored (%" PRIu64 " bytes), replaying",
-        size);
+    if (p->sync_off == p->sync_total)
+        restore(p);
 }
 
 static void on_log(struct pair *p, const struct xlft_log *l)
@@ -508,7 +534,8 @@ static void on_log(struct pair *p, const struct xlft_log *l)
     uint32_t nrec;
     int n, rc;
 
-    if (p->st != S_PROTECTED && p->st != S_ARBITRATING) {
+    if (p->st != S_PROTECTED && p->st != S_ARBITRATING &&
+        !(p->st == S_SYNC && p->sync_off == p->sync_total)) {
         end(p, -EPROTO, "log frame before the guest's state");
         return;
     }
@@ -536,7 +563,8 @@ static void on_log(struct pair *p, const struct xlft_log *l)
     p->held += l->count;
     /* Held here: the primary may let out what these records cover. */
     a.u.ack = (struct xlft_ack){ .acked = p->held,
-                                 .replayed = ft_ring_cons_seq(&p->ring.ring),
+                                 .replayed = p->have_ring ?
+                                     ft_ring_cons_seq(&p->ring.ring) : 0,
                                  .echo_ns = l->sent_ns,
                                  .recv_ns = now_ns() };
     if (a.u.ack.replayed > p->held)
@@ -555,17 +583,74 @@ static void on_log(struct pair *p, const struct xlft_log *l)
 
 /* ---- both ----------------------------------------------------------- */
 
-/* The peer is lost: the arbiter says who goes on. */
-static void arbitrate(struct pair *p)
-{
-    char holder[XLFT_ARB_NAME_MAX + 1], err[300];
-    struct ftvm_ctl_rep rep;
+/*
+ * Asking the arbiter may take long (an NFS server, an etcd timeout): it
+ * runs on a thread of its own, so that the event loop keeps sending
+ * heartbeats meanwhile and the peer does not take the wait for a death.
+ */
+struct claim {
+    pthread_t thread;
+    int efd;                    /* eventfd: the answer is in */
+    struct event *ev;
+    bool running;
     int rc;
+    char holder[XLFT_ARB_NAME_MAX + 1], err[300];
+    void (*done)(struct pair *p, int rc, const char *holder,
+                 const char *err);
+};
 
-    if (p->st != S_ARBITRATING)
+static void *claim_main(void *arg)
+{
+    struct pair *p = arg;
+    struct claim *c = p->claim;
+    uint64_t one = 1;
+
+    c->rc = xlft_arbiter_claim(p->arb, p->gen, p->me, c->holder,
+                               sizeof(c->holder), c->err, sizeof(c->err));
+    if (write(c->efd, &one, sizeof(one)) < 0)
+        c->rc = -EIO;
+    return NULL;
+}
+
+static void claim_in(evutil_socket_t fd, short what, void *arg)
+{
+    struct pair *p = arg;
+    struct claim *c = p->claim;
+    uint64_t n;
+
+    (void)what;
+    if (read(fd, &n, sizeof(n)) < 0)
         return;
-    rc = xlft_arbiter_claim(p->arb, p->gen, p->me, holder, sizeof(holder),
-                            err, sizeof(err));
+    pthread_join(c->thread, NULL);
+    c->running = false;
+    c->done(p, c->rc, c->holder, c->err);
+}
+
+/* Ask for the pair's generation; 'done' gets the answer in the loop. */
+static int claim_start(struct pair *p,
+                       void (*done)(struct pair *, int, const char *,
+                                    const char *))
+{
+    struct claim *c = p->claim;
+
+    if (c->running)
+        return -EBUSY;
+    c->done = done;
+    c->running = true;
+    if (pthread_create(&c->thread, NULL, claim_main, p)) {
+        c->running = false;
+        return -EAGAIN;
+    }
+    return 0;
+}
+
+static void arbitrated(struct pair *p, int rc, const char *holder,
+                       const char *err)
+{
+    struct ftvm_ctl_rep rep;
+
+    if (p->ended || p->st != S_ARBITRATING)
+        return;
     if (rc < 0) {
         say(p, "%s; asking again", err);
         return;                 /* the tick asks again */
@@ -586,6 +671,13 @@ static void arbitrate(struct pair *p)
         p->st = S_GOING_LIVE;
         feed(p);
     }
+}
+
+/* The peer is lost: the arbiter says who goes on. */
+static void arbitrate(struct pair *p)
+{
+    if (p->st == S_ARBITRATING)
+        claim_start(p, arbitrated);
 }
 
 static void peer_lost(struct pair *p, const char *why)
@@ -618,7 +710,12 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         }
         return;
     }
-    if (p->st != S_SYNC && p->st != S_PROTECTED)
+    if ((p->st != S_SYNC && p->st != S_PROTECTED) || p->peer_shutdown)
+        return;
+    if (p->st == S_SYNC && p->cfg.role == PAIR_SECONDARY &&
+        p->sync_total && p->sync_off == p->sync_total)
+        restore(p);
+    if (p->ended)
         return;
     if (xlft_hb_peer(&p->hb, now) == XLFT_PEER_LOST) {
         peer_lost(p, "silent for the heartbeat timeout");
@@ -683,7 +780,10 @@ static void on_chan_msg(struct xlft_chan *c, const struct xlft_msg *m,
     xlft_hb_heard(&p->hb, now_ns());
     switch (m->type) {
     case XLFT_T_HEARTBEAT:
-    case XLFT_T_SHUTDOWN:           /* the close that follows is orderly */
+        return;
+    case XLFT_T_SHUTDOWN:
+        /* The close that follows is orderly: silence is no death now. */
+        p->peer_shutdown = true;
         return;
     case XLFT_T_ACK:
         if (primary) {
@@ -799,6 +899,19 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
         pair_free(p);
         return rc;
     }
+    p->claim = calloc(1, sizeof(*p->claim));
+    if (p->claim) {
+        p->claim->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        p->claim->ev = p->claim->efd < 0 ? NULL :
+                       event_new(cfg->base, p->claim->efd,
+                                 EV_READ | EV_PERSIST, claim_in, p);
+    }
+    if (!p->claim || !p->claim->ev || event_add(p->claim->ev, NULL)) {
+        snprintf(why, whylen, "cannot set up the arbiter's thread");
+        close(cfg->fd);
+        pair_free(p);
+        return -ENOMEM;
+    }
     p->batch = malloc(BATCH > CHUNK ? BATCH : CHUNK);
     p->fifo_cap = p->cfg.buffer_max + XLFT_FRAME_MAX;
     p->fifo = cfg->role == PAIR_SECONDARY ? malloc(p->fifo_cap) : NULL;
@@ -832,6 +945,16 @@ void pair_free(struct pair *p)
 {
     if (!p)
         return;
+    if (p->claim) {
+        /* A claim under way is waited for: the arbiter handle is its. */
+        if (p->claim->running)
+            pthread_join(p->claim->thread, NULL);
+        if (p->claim->ev)
+            event_free(p->claim->ev);
+        if (p->claim->efd > 0)
+            close(p->claim->efd);
+        free(p->claim);
+    }
     if (p->chan)
         xlft_chan_free(p->chan);
     if (p->tick)
@@ -868,13 +991,34 @@ static void flush_log(struct pair *p)
             p->batch_len);
 }
 
+static void disable_claimed(struct pair *p, int rc, const char *holder,
+                            const char *err)
+{
+    struct ftvm_ctl_rep rep;
+
+    if (p->ended)
+        return;
+    p->disabling = false;
+    if (rc <= 0) {
+        say(p, "not disabled: %s", rc ? err : "the generation is held "
+            "by the secondary");
+        if (rc == 0)
+            say(p, "%s holds generation %" PRIu64, holder, p->gen);
+        return;
+    }
+    /* The log ends here; the guest runs on, unprotected. */
+    if (!guest(p, FTVM_OP_DISABLE, 0, -1, &rep, NULL))
+        return;
+    flush_log(p);
+    end(p, 0, "disabled: the guest runs on unprotected");
+}
+
 int pair_disable(struct pair *p, char *why, size_t len)
 {
-    char holder[XLFT_ARB_NAME_MAX + 1], err[300];
-    struct ftvm_ctl_rep rep;
     int rc;
 
-    if (p->cfg.role != PAIR_PRIMARY || p->st != S_PROTECTED) {
+    if (p->cfg.role != PAIR_PRIMARY || p->st != S_PROTECTED ||
+        p->disabling || p->switching) {
         snprintf(why, len, "%s is not a protected primary here", p->name);
         return -EINVAL;
     }
@@ -883,21 +1027,12 @@ int pair_disable(struct pair *p, char *why, size_t len)
      * end: should the secondary miss the end and think this host dead,
      * the arbiter tells it to stop rather than go live.
      */
-    rc = xlft_arbiter_claim(p->arb, p->gen, p->me, holder, sizeof(holder),
-                            err, sizeof(err));
-    if (rc <= 0) {
-        snprintf(why, len, rc ? "cannot disable safely: %s"
-                              : "%s holds generation %llu already", rc ?
-                 err : holder, (unsigned long long)p->gen);
-        return rc ? rc : -EBUSY;
+    rc = claim_start(p, disable_claimed);
+    if (rc) {
+        snprintf(why, len, "cannot ask the arbiter: %s", strerror(-rc));
+        return rc;
     }
-    /* The log ends here; the guest runs on, unprotected. */
-    if (xlft_ftvm_call(p->vm, FTVM_OP_DISABLE, 0, 0, -1, &rep, NULL)) {
-        snprintf(why, len, "guest %s: %s", p->name, rep.msg);
-        return rep.error;
-    }
-    flush_log(p);
-    end(p, 0, "disabled: the guest runs on unprotected");
+    p->disabling = true;
     return 0;
 }
 

@@ -111,6 +111,9 @@ static void half_close(struct xlft_chan *c)
         c->half_closed = true;
         shutdown(bufferevent_getfd(c->bev), SHUT_WR);
     }
+    /* The peer has closed its side already: nothing more will come. */
+    if (c->eof)
+        down_later(c);
 }
 
 /*
