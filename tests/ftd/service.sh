@@ -64,6 +64,8 @@ ftvm = $ftvm
 
 [guest vm1]
 mem = 16
+
+[guest vm3]
 EOF
 done
 
@@ -148,7 +150,35 @@ else
         tail -n 5 "$work/ftdA.err" "$work/ftdB.err")"
 fi
 
+# 2b. Host B dies under a protected guest: A goes on alone, then
+# protects it again by itself once B's ftd is back.
+ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
+    --control "$work/runA/vm3.sock" --guest "$build/guests/idle.bin" \
+    --cmdline hz=100 --console none >/dev/null 2>&1 &
+until_true 200 "$dom0" "$work/runA/vm3.sock" status
+if xa ft-enable vm3 10.79.0.2 >"$work/x" &&
+   until_true 400 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
+       ft-status vm3 | grep -q 'state=protected'"; then
+    pkill -KILL -f "^$ftd --config $work/B.conf"
+    pkill -KILL -f "serve --incoming --control $work/runB/vm3.sock"
+    until_true 400 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
+        ft-status vm3 | grep -q 'protecting again'"
+    xa ft-status vm3 >"$work/st1"
+    ip netns exec "$b" timeout -k 5 300 "$ftd" --config "$work/B.conf" \
+        2>"$work/ftdB1.err" &
+    if grep -q "unprotected: protecting again on 10.79.0.2" "$work/st1" &&
+       until_true 800 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
+           ft-status vm3 | grep -q 'state=protected'"; then
+        ok "B died: A ran vm3 alone, then protected it again on its own"
+    else
+        bad "re-protect: $(cat "$work/st1"; xa ft-status vm3)"
+    fi
+else
+    bad "protecting vm3: $(cat "$work/x")"
+fi
+
 # 3. Refusals.
+xa ft-disable vm3 >/dev/null 2>&1
 sed -i 's/^\[guest vm1\]/[guest other]/' "$work/B.conf"
 ip netns pids "$b" | xargs -r kill -TERM
 until_true 200 sh -c "! '$xlft' --socket '$work/runB/ftd.sock' ft-status"

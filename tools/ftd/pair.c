@@ -1091,3 +1091,8 @@ const char *pair_name(const struct pair *p)
     return p->name;
 }
 
+bool pair_unprotected(const struct pair *p)
+{
+    return p->cfg.role == PAIR_PRIMARY && p->st == S_LIVE;
+}
+

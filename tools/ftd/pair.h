@@ -71,6 +71,9 @@ int pair_failover(struct pair *p, char *why, size_t len);
 /* The pair's name ("" for a secondary that has not been told yet). */
 const char *pair_name(const struct pair *p);
 
+/* A primary that lost its secondary and runs on alone. */
+bool pair_unprotected(const struct pair *p);
+
 /* One line on the pair's state, for status output. */
 void pair_status(const struct pair *p, char *buf, size_t len);
 

@@ -40,10 +40,21 @@
 struct slot {
     struct service *svc;
     struct pair *pair;
+    char peer[256];             /* primary: where its secondary is */
     bool ended;
     int reap_due;               /* reaper ticks seen since it ended */
     char name[FTD_NAME_MAX + 1];
     char end_why[300];
+};
+
+/* A primary that lost its secondary asks its peer again, backing off. */
+struct reprotect {
+    bool active;
+    char name[FTD_NAME_MAX + 1];
+    char peer[256];
+    unsigned int attempts;
+    time_t next;
+    char last[300];             /* why the last attempt failed */
 };
 
 struct service {
@@ -54,6 +65,7 @@ struct service {
     struct event *lev, *cev, *reap;
     char ctl_path[300];
     struct slot slots[PAIRS_MAX];
+    struct reprotect rp[PAIRS_MAX];
 };
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -69,6 +81,33 @@ static void note(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+static time_t mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec;
+}
+
+static struct reprotect *reprotect_of(struct service *s, const char *name,
+                                      bool make)
+{
+    struct reprotect *spare = NULL;
+
+    for (int i = 0; i < PAIRS_MAX; i++) {
+        if (s->rp[i].active && !strcmp(s->rp[i].name, name))
+            return &s->rp[i];
+        if (!s->rp[i].active && !spare)
+            spare = &s->rp[i];
+    }
+    if (!make || !spare)
+        return NULL;
+    memset(spare, 0, sizeof(*spare));
+    spare->active = true;
+    snprintf(spare->name, sizeof(spare->name), "%s", name);
+    return spare;
+}
+
 static void guest_sock(const struct service *s, const char *name, char *buf,
                        size_t len)
 {
@@ -81,6 +120,16 @@ static void on_pair_end(void *arg, int err, const char *why)
 
     sl->ended = true;
     snprintf(sl->name, sizeof(sl->name), "%s", pair_name(sl->pair));
+    if (pair_unprotected(sl->pair) && sl->peer[0]) {
+        struct reprotect *r = reprotect_of(sl->svc, sl->name, true);
+
+        if (r) {
+            snprintf(r->peer, sizeof(r->peer), "%s", sl->peer);
+            r->attempts = 0;
+            r->next = mono_s() + 1;
+            snprintf(r->last, sizeof(r->last), "secondary lost");
+        }
+    }
     snprintf(sl->end_why, sizeof(sl->end_why), "%s%s",
              err ? "error: " : "", why);
     /* Freed by the reaper, a second on: not inside the pair's own
@@ -285,6 +334,15 @@ static int dial(const char *spec, char *why, size_t len)
     return fd;
 }
 
+/* A slot still holding a pair for 'name', ended or not. */
+static struct slot *find_any(struct service *s, const char *name)
+{
+    for (int i = 0; i < PAIRS_MAX; i++)
+        if (s->slots[i].pair && !strcmp(s->slots[i].name, name))
+            return &s->slots[i];
+    return NULL;
+}
+
 static struct slot *find(struct service *s, const char *name)
 {
     for (int i = 0; i < PAIRS_MAX; i++)
@@ -294,30 +352,29 @@ static struct slot *find(struct service *s, const char *name)
     return NULL;
 }
 
-static void cmd_enable(struct service *s, const char *name,
-                       const char *peer, FILE *out)
+/* Protect guest 'name' on 'peer': 0, or -errno with 'why'. */
+static int enable(struct service *s, const char *name, const char *peer,
+                  char *why, size_t len)
 {
-    char sock[300], why[300];
+    char sock[300];
     struct pair_cfg pc;
     struct slot *sl;
-    int fd;
+    int fd, rc;
 
     if (!ftd_name_ok(name)) {
-        fprintf(out, "error: '%s' is not a guest name\n", name);
-        return;
+        snprintf(why, len, "'%s' is not a guest name", name);
+        return -EINVAL;
     }
     sl = free_slot_for(s, name);
     if (!sl) {
-        fprintf(out, "error: %s is protected already (or too many "
-                "pairs)\n", name);
-        return;
+        snprintf(why, len, "%s is protected already (or too many pairs)",
+                 name);
+        return -EBUSY;
     }
     guest_sock(s, name, sock, sizeof(sock));
-    fd = dial(peer, why, sizeof(why));
-    if (fd < 0) {
-        fprintf(out, "error: %s: %s\n", name, why);
-        return;
-    }
+    fd = dial(peer, why, len);
+    if (fd < 0)
+        return -ECONNREFUSED;
     fill_pair_cfg(s, &pc, sl);
     pc.role = PAIR_PRIMARY;
     pc.name = name;
@@ -327,12 +384,49 @@ static void cmd_enable(struct service *s, const char *name,
     memset(sl, 0, sizeof(*sl));
     sl->svc = s;
     snprintf(sl->name, sizeof(sl->name), "%s", name);
-    if (pair_start(&sl->pair, &pc, why, sizeof(why))) {
+    snprintf(sl->peer, sizeof(sl->peer), "%s", peer);
+    rc = pair_start(&sl->pair, &pc, why, len);
+    if (rc)
         sl->pair = NULL;
+    return rc;
+}
+
+static void cmd_enable(struct service *s, const char *name,
+                       const char *peer, FILE *out)
+{
+    struct reprotect *r = reprotect_of(s, name, false);
+    char why[300];
+
+    if (enable(s, name, peer, why, sizeof(why))) {
         fprintf(out, "error: %s: %s\n", name, why);
         return;
     }
+    if (r)
+        r->active = false;      /* the operator took over */
     fprintf(out, "ok: protecting %s on %s (see ft-status)\n", name, peer);
+}
+
+/* Primaries that lost their secondary try again: 1 s, 2 s, ... 30 s. */
+static void reprotect_due(struct service *s)
+{
+    time_t now = mono_s();
+
+    for (int i = 0; i < PAIRS_MAX; i++) {
+        struct reprotect *r = &s->rp[i];
+        unsigned int wait;
+
+        if (!r->active || now < r->next || find_any(s, r->name))
+            continue;
+        r->attempts++;
+        if (!enable(s, r->name, r->peer, r->last, sizeof(r->last))) {
+            note("%s: protecting again on %s (attempt %u)", r->name,
+                 r->peer, r->attempts);
+            r->active = false;
+            continue;
+        }
+        wait = r->attempts < 5 ? 1u << r->attempts : 30;
+        r->next = now + (wait > 30 ? 30 : wait);
+    }
 }
 
 static void cmd_status(struct service *s, const char *name, FILE *out)
@@ -359,6 +453,17 @@ static void cmd_status(struct service *s, const char *name, FILE *out)
             fprintf(out, "pair=%s ended: %s\n", sl->name, sl->end_why);
         shown++;
     }
+    for (int i = 0; i < PAIRS_MAX; i++) {
+        struct reprotect *r = &s->rp[i];
+
+        if (!r->active || (name && strcmp(r->name, name)))
+            continue;
+        fprintf(out, "pair=%s unprotected: protecting again on %s, attempt "
+                "%u, next in %lds (%s)\n", r->name, r->peer, r->attempts + 1,
+                (long)(r->next > mono_s() ? r->next - mono_s() : 0),
+                r->last);
+        shown++;
+    }
     if (!shown)
         fprintf(out, name ? "error: no pair for %s on this host\n"
                           : "no pairs\n", name);
@@ -383,6 +488,13 @@ static void command(struct service *s, char *line, FILE *out)
         int rc;
 
         if (!sl) {
+            struct reprotect *r = reprotect_of(s, w[1], false);
+
+            if (r && !strcmp(w[0], "disable")) {
+                r->active = false;
+                fprintf(out, "ok: %s stays unprotected\n", w[1]);
+                return;
+            }
             fprintf(out, "error: %s is not protected from this host\n",
                     w[1]);
             return;
@@ -449,6 +561,7 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
             sl->pair = NULL;
         }
     }
+    reprotect_due(s);
 }
 
 static int listen_tcp(const char *spec, char *why, size_t len)
