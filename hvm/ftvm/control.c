@@ -57,6 +57,7 @@ static void status(struct ftvm *vm, struct ftvm_ctl_status *st, bool hash)
               vm->mode == FTVM_REPLAY ? ft_replay_seq(&vm->rp) : 0;
     st->hash = hash ? ftvm_state_hash(vm) : 0;
     st->halted = vm->halted;
+    st->speed_pct = vm->speed_pct;
     st->exit_status = vm->status;
     if (vm->status)
         snprintf(st->why, sizeof(st->why), "%s", vm->why);
@@ -95,7 +96,7 @@ static int refuse(struct ftvm_ctl_rep *rep, int err, const char *fmt, ...)
 
 static int attach(struct ftvm *vm, struct ftvm_ctl *c, uint32_t role)
 {
-    int fds[3], rc = ftvm_attach(vm, role, c->req.ring_data, fds);
+    int fds[3], rc = ftvm_attach(vm, role, c->req.arg, fds);
 
     if (rc)
         return refuse(&c->rep, rc, "%s", vm->why);
@@ -174,6 +175,9 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
     switch (c->req.op) {
     case FTVM_OP_PAUSE:
         vm->paused = true;
+        return 0;
+    case FTVM_OP_THROTTLE:
+        vm->speed_pct = c->req.arg;
         return 0;
     case FTVM_OP_UNPAUSE:
         if (!vm->ram_loaded)

@@ -35,6 +35,11 @@ int ftvm_ctl_check(const void *buf, long len, int nfds, char *msg,
         snprintf(msg, msg_len, "unknown operation %u", req.op);
         return -EOPNOTSUPP;
     }
+    if (req.op == FTVM_OP_THROTTLE && (req.arg < 1 || req.arg > 100)) {
+        snprintf(msg, msg_len, "throttle to %" PRIu32 "%%: from 1 to 100",
+                 req.arg);
+        return -EINVAL;
+    }
     if (req.flags & ~FTVM_CTL_F_HASH) {
         snprintf(msg, msg_len, "unknown flags 0x%" PRIx32, req.flags);
         return -EINVAL;

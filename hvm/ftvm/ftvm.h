@@ -145,6 +145,8 @@ struct ftvm {
     bool ram_loaded;            /* a guest is loaded or restored */
     bool stop;                  /* STOP done: leave the serve loop */
     bool went_live;             /* a secondary that left replay */
+    uint32_t speed_pct;         /* THROTTLE: percent of full speed */
+    uint64_t rest_owed;         /* ns the throttled vCPU still owes */
     uint64_t tsc_last;          /* the TSC the guest saw last */
 
     uint64_t sync_ns;           /* record: a state hash this often */

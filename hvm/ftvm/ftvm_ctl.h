@@ -37,7 +37,8 @@ enum ftvm_ctl_op {
     FTVM_OP_GOLIVE,         /* replaying: finish the ring, then go live */
     FTVM_OP_DISABLE,        /* recording: end the log here, run on */
     FTVM_OP_STOP,           /* end the log if recording; ftvm exits */
-    FTVM_OP_MAX = FTVM_OP_STOP,
+    FTVM_OP_THROTTLE,       /* run the vCPU at 'arg' percent of its speed */
+    FTVM_OP_MAX = FTVM_OP_THROTTLE,
 };
 
 /* STATUS: also compute the state hash (XXH3-64 of all guest state). */
@@ -47,7 +48,8 @@ struct ftvm_ctl_req {
     uint32_t magic;         /* FTVM_CTL_MAGIC */
     uint16_t version;       /* FTVM_CTL_VERSION */
     uint16_t op;            /* enum ftvm_ctl_op */
-    uint32_t ring_data;     /* RECORD, REPLAY: data bytes (0: 1 MiB) */
+    uint32_t arg;           /* RECORD, REPLAY: ring data bytes (0: 1 MiB);
+                               THROTTLE: percent, 1 to 100 */
     uint32_t flags;         /* FTVM_CTL_F_* */
 };
 
@@ -70,6 +72,7 @@ struct ftvm_ctl_status {
     uint64_t seq;           /* last record written or replayed */
     uint64_t hash;          /* with FTVM_CTL_F_HASH, else 0 */
     uint32_t halted;        /* the vCPU waits in HLT */
+    uint32_t speed_pct;     /* THROTTLE's setting, 100 when not slowed */
     int32_t exit_status;    /* `ftvm run` exit status, FAILED only */
     char why[512];          /* FAILED: what stopped it, NUL-terminated */
 };

@@ -277,6 +277,27 @@ static void wait_ctl(struct ftvm *vm)
         ftvm_fail(vm, FTVM_EXIT_ERROR, "control: %s", strerror(errno));
 }
 
+/*
+ * Throttled: after running for 'ran' ns, rest so that running takes
+ * speed_pct percent of the time (at most 50 ms at once; a control
+ * request ends the rest).
+ */
+static void rest(struct ftvm *vm, uint64_t ran)
+{
+    struct pollfd p = { .fd = vm->ctl_fd, .events = POLLIN };
+    uint64_t ms, t0;
+
+    /* Short runs add up: the rest owed is kept until it is worth it. */
+    vm->rest_owed += ran * (100 - vm->speed_pct) / vm->speed_pct;
+    ms = vm->rest_owed / 1000000;
+    if (!ms)
+        return;
+    t0 = now_ns();
+    poll(&p, 1, ms > 50 ? 50 : (int)ms);
+    ms = now_ns() - t0;
+    vm->rest_owed = vm->rest_owed > ms ? vm->rest_owed - ms : 0;
+}
+
 /* Replay has reached what ftd has given it so far. */
 static void at_horizon(struct ftvm *vm)
 {
@@ -346,7 +367,11 @@ int ftvm_serve(struct ftvm *vm)
             if (s == STEP_DONE && !vm->status)
                 at_horizon(vm);
         } else {
+            uint64_t t0 = now_ns();
+
             live_step(vm, 0, 0);
+            if (vm->speed_pct < 100)
+                rest(vm, now_ns() - t0);
         }
         if (vm->status && !failed && vm->attached)
             ftvm_notify(vm);        /* ftd reads why in the status */

@@ -418,6 +418,7 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
     memset(vm, 0, sizeof(*vm));
     vm->tick_fd = -1;
     vm->up_fd = vm->down_fd = vm->ctl_fd = -1;
+    vm->speed_pct = 100;
     vm->disk.fd = -1;
     vm->nic.fd = -1;
     vm->stop_at = UINT64_MAX;

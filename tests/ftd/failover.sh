@@ -88,9 +88,10 @@ answers() {
     done
 }
 
-# pair ROUND [SECONDARY-KEY]: guests and ftds on both hosts, protected.
+# pair ROUND [SECONDARY-KEY [LAG-LIMIT-US]]: guests and ftds on both
+# hosts, protected.
 pair() {
-    r=$1 skey=${2:-$work/key}
+    r=$1 skey=${2:-$work/key} lag=${3:-}
     arb=$work/arb.$r
     mkdir -p "$arb"
     inns "$a" gp$r "$ftvm" serve --control "$work/p$r.sock" \
@@ -105,7 +106,7 @@ pair() {
     waitfor "listening" "$work/fs$r.out" || return 1
     inns "$a" fp$r "$ftd" primary --pair vm$r --guest "$work/p$r.sock" \
         --peer 10.77.0.2:7800 --key "$work/key" --arbiter "file:$arb" \
-        --host-name hostA
+        --host-name hostA ${lag:+--lag-limit $lag}
 }
 
 # 1. The primary host dies: the secondary goes live and carries on.
@@ -158,6 +159,18 @@ $(cat "$work/fp2.err" "$work/fs2.err")"
 else
     bad "protecting the guest: $(cat "$work/fp2.err" "$work/fs2.err" \
         2>/dev/null)"
+fi
+ip netns pids "$b" | xargs -r kill -KILL 2>/dev/null
+ip netns pids "$a" | xargs -r kill -KILL 2>/dev/null
+
+# 2b. A secondary lagging beyond the limit slows the primary's guest down
+# (a limit of 1 us: always beyond; ftd says so once ftvm has agreed).
+if pair 4 "$work/key" 1 && waitfor "guest at 50% speed" "$work/fp4.err"
+then
+    ok "lag beyond the limit: $(grep -o 'secondary [0-9]* us behind.*' \
+"$work/fp4.err" | head -1)"
+else
+    bad "throttling on lag: $(cat "$work/fp4.err" 2>/dev/null)"
 fi
 ip netns pids "$b" | xargs -r kill -KILL 2>/dev/null
 ip netns pids "$a" | xargs -r kill -KILL 2>/dev/null

@@ -250,6 +250,14 @@ expect "a request with no magic" "not an ftvm control" "$sock" raw \
 expect "unpause with no guest" "restore one first" "$sock" unpause
 expect "golive while not replaying" "not replaying" "$sock" golive
 expect "disable while not recording" "not recording" "$sock" disable
+expect "throttling to 0%" "from 1 to 100" "$sock" throttle 0
+expect "throttling to 101%" "from 1 to 100" "$sock" throttle 101
+if d0 "$sock" throttle 25 >/dev/null && d0 "$sock" status | grep -q speed=25
+then
+    ok "throttled to 25%, as status says"
+else
+    bad "throttle: $(d0 "$sock" status 2>&1)"
+fi
 printf 'not a snapshot at all' >"$work/junk"
 expect "restoring junk" "not an ftvm snapshot" "$sock" restore "$work/junk"
 if d0 "$sock" busy >"$work/x" 2>&1 && grep -q "another control client" \

@@ -5,7 +5,7 @@
  * ftd does, without a network in between.
  *
  *   ftvm-dom0 SOCK status [--hash] | pause | unpause | golive | disable
- *                  | stop | save FILE | restore FILE | raw HEX
+ *                  | stop | save FILE | restore FILE | throttle PCT | raw HEX
  *   ftvm-dom0 SOCK busy
  *   ftvm-dom0 SOCK record LOG --seconds S [--ring BYTES] [--hold]
  *                  [--disable] [--gate-check CONSOLE]
@@ -86,9 +86,10 @@ static void call(struct xlft_ftvm *c, uint16_t op, uint32_t ring, int fd,
 static void print_status(const struct ftvm_ctl_status *st)
 {
     printf("state=%s mode=%s insns=%" PRIu64 " seq=%" PRIu64
-           " halted=%u hash=%016" PRIx64 " exit=%d\n",
+           " halted=%u hash=%016" PRIx64 " exit=%d speed=%u\n",
            xlft_ftvm_state_name(st->state), xlft_ftvm_mode_name(st->mode),
-           st->insns, st->seq, st->halted, st->hash, st->exit_status);
+           st->insns, st->seq, st->halted, st->hash, st->exit_status,
+           st->speed_pct);
     if (st->why[0])
         printf("why=%s\n", st->why);
 }
@@ -516,6 +517,16 @@ static int command(struct xlft_ftvm *c, int argc, char **argv)
 
     if (!strcmp(argv[2], "raw") && argc == 4)
         return raw(c, argv[3]);
+    if (!strcmp(argv[2], "throttle") && argc == 4) {
+        if (xlft_ftvm_call(c, FTVM_OP_THROTTLE,
+                           (uint32_t)strtoul(argv[3], NULL, 10), 0, -1, &rep,
+                           NULL)) {
+            printf("error=%d msg=%s\n", rep.error, rep.msg);
+            return 1;
+        }
+        print_status(&rep.st);
+        return 0;
+    }
     if (!strcmp(argv[2], "busy") && argc == 3) {
         struct xlft_ftvm *second;
         int rc;

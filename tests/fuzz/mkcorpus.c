@@ -944,7 +944,8 @@ static void write_ctl_seeds(void)
     for (uint16_t op = FTVM_OP_STATUS; op <= FTVM_OP_MAX; op++) {
         req.op = op;
         req.flags = op == FTVM_OP_STATUS ? FTVM_CTL_F_HASH : 0;
-        req.ring_data = op == FTVM_OP_RECORD ? 1u << 17 : 0;
+        req.arg = op == FTVM_OP_RECORD ? 1u << 17 :
+                  op == FTVM_OP_THROTTLE ? 50 : 0;
         buf[0] = op == FTVM_OP_SAVE || op == FTVM_OP_RESTORE;
         memcpy(buf + 1, &req, sizeof(req));
         snprintf(name, sizeof(name), "op%u", op);

@@ -45,6 +45,7 @@
 #define TICK_MS     10
 #define RETRY_MS    100                 /* arbiter unreachable: again */
 #define GUEST_WAIT_MS 10000             /* a started guest must answer */
+#define THROTTLED_PCT 50                /* a primary too far ahead */
 #define SYNC_MAGIC  "XFTDSYNC"
 /* magic, version, pad, gen, size, the pair's name (NUL-padded) */
 #define SYNC_HDR    (32u + SYNC_NAME)
@@ -354,13 +355,19 @@ static void on_ack(struct pair *p, const struct xlft_ack *a)
         return;
     }
     xlft_lag_replayed(&p->lag, a->replayed, now_ns());
-    /* Said when crossing the limit, not at every ACK. */
+    /* Acted on when crossing the limit, not at every ACK. */
     if (xlft_lag_over(&p->lag, p->cfg.lag_limit_us) != p->lag_warned) {
+        struct ftvm_ctl_rep rep;
+
         p->lag_warned = !p->lag_warned;
+        /* Slow the primary until the secondary catches up. */
+        if (!guest(p, FTVM_OP_THROTTLE, p->lag_warned ? THROTTLED_PCT : 100,
+                   -1, &rep, NULL))
+            return;
         say(p, "secondary %" PRIu64 " us behind: %s the limit of %" PRIu64
-            " us", xlft_lag_avg_us(&p->lag), p->lag_warned ? "above"
-                                                           : "back under",
-            p->cfg.lag_limit_us);
+            " us, guest at %d%% speed", xlft_lag_avg_us(&p->lag),
+            p->lag_warned ? "above" : "back under", p->cfg.lag_limit_us,
+            p->lag_warned ? THROTTLED_PCT : 100);
     }
 }
 
@@ -663,7 +670,9 @@ static void arbitrated(struct pair *p, int rc, const char *holder,
         return;
     }
     if (p->cfg.role == PAIR_PRIMARY) {
-        if (!guest(p, FTVM_OP_DISABLE, 0, -1, &rep, NULL))
+        if (!guest(p, FTVM_OP_DISABLE, 0, -1, &rep, NULL) ||
+            (p->lag_warned &&
+             !guest(p, FTVM_OP_THROTTLE, 100, -1, &rep, NULL)))
             return;
         p->st = S_LIVE;
         end(p, 0, "secondary lost: running unprotected");
@@ -1006,8 +1015,9 @@ static void disable_claimed(struct pair *p, int rc, const char *holder,
             say(p, "%s holds generation %" PRIu64, holder, p->gen);
         return;
     }
-    /* The log ends here; the guest runs on, unprotected. */
-    if (!guest(p, FTVM_OP_DISABLE, 0, -1, &rep, NULL))
+    /* The log ends here; the guest runs on, unprotected, at speed. */
+    if (!guest(p, FTVM_OP_DISABLE, 0, -1, &rep, NULL) ||
+        (p->lag_warned && !guest(p, FTVM_OP_THROTTLE, 100, -1, &rep, NULL)))
         return;
     flush_log(p);
     end(p, 0, "disabled: the guest runs on unprotected");

@@ -67,12 +67,12 @@ int xlft_ftvm_fd(const struct xlft_ftvm *c)
     return c->fd;
 }
 
-int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t ring_data,
+int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
                    uint32_t flags, int fd)
 {
     struct ftvm_ctl_req req = { .magic = FTVM_CTL_MAGIC,
                                 .version = FTVM_CTL_VERSION, .op = op,
-                                .ring_data = ring_data, .flags = flags };
+                                .arg = arg, .flags = flags };
     union {
         char buf[CMSG_SPACE(sizeof(int))];
         struct cmsghdr align;
@@ -150,11 +150,11 @@ int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
     return rep->error;
 }
 
-int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t ring_data,
+int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
                    uint32_t flags, int fd, struct ftvm_ctl_rep *rep,
                    int fds[3])
 {
-    int rc = xlft_ftvm_send(c, op, ring_data, flags, fd);
+    int rc = xlft_ftvm_send(c, op, arg, flags, fd);
 
     if (rc) {
         memset(rep, 0, sizeof(*rep));
@@ -225,6 +225,7 @@ const char *xlft_ftvm_op_name(uint16_t op)
         [FTVM_OP_RESTORE] = "restore", [FTVM_OP_RECORD] = "record",
         [FTVM_OP_REPLAY] = "replay", [FTVM_OP_GOLIVE] = "golive",
         [FTVM_OP_DISABLE] = "disable", [FTVM_OP_STOP] = "stop",
+        [FTVM_OP_THROTTLE] = "throttle",
     };
 
     return op <= FTVM_OP_MAX && names[op] ? names[op] : "unknown";

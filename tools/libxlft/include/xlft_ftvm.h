@@ -28,9 +28,10 @@ int xlft_ftvm_fd(const struct xlft_ftvm *c);
 
 /*
  * Send one request without waiting for its reply.  'fd' (or -1) goes
- * with SAVE and RESTORE; 'ring_data' with RECORD and REPLAY.
+ * with SAVE and RESTORE; 'arg' is RECORD's and REPLAY's ring size and
+ * THROTTLE's percentage.
  */
-int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t ring_data,
+int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
                    uint32_t flags, int fd);
 
 /*
@@ -43,7 +44,7 @@ int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
                    int fds[3]);
 
 /* send, then recv. */
-int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t ring_data,
+int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
                    uint32_t flags, int fd, struct ftvm_ctl_rep *rep,
                    int fds[3]);
 
