@@ -72,12 +72,16 @@ struct disk {
 };
 
 /* The network card (nic.c, DEVICES.md). */
+#define NIC_RECENT      1024
 struct nic {
     int fd;                     /* host side: primary only, -1 if none */
     bool tap;                   /* fd is a tap device, not a UDP socket */
     struct sockaddr_in peer;
     uint32_t rx_ring, rx_size, tx_ring, tx_size, ctrl;
     uint32_t tx_next;           /* frames taken for transmission */
+    void *recent[NIC_RECENT];   /* secondary: frames sent lately */
+    unsigned int nrecent;
+    uint32_t recent_bytes;
 };
 
 /* 16550A, transmit only. */

@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -94,8 +95,66 @@ int nic_open(struct ftvm *vm, const char *spec)
     return 0;
 }
 
+/*
+ * A secondary keeps the frames its guest sent lately (the last RECENT_MS
+ * of replay, RECENT_MAX bytes at most): the primary may have died with
+ * them still in its output gate, so going live sends them again.  A
+ * frame twice is what networks deliver anyway.
+ */
+#define RECENT_MAX  (1u << 20)
+#define RECENT_MS   500u
+
+struct recent {
+    uint64_t at_ns;
+    uint32_t len;
+    uint8_t data[];
+};
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void keep_recent(struct ftvm *vm, const void *frame, uint32_t len)
+{
+    struct nic *n = &vm->nic;
+    uint64_t now = mono_ns();
+    struct recent *r;
+
+    /* Oldest first out: too old, or no room. */
+    while (n->nrecent && (n->recent_bytes + len > RECENT_MAX ||
+           ((struct recent *)n->recent[0])->at_ns + RECENT_MS * 1000000ull
+           < now)) {
+        n->recent_bytes -= ((struct recent *)n->recent[0])->len;
+        free(n->recent[0]);
+        memmove(n->recent, n->recent + 1, --n->nrecent * sizeof(void *));
+    }
+    if (n->nrecent == NIC_RECENT || len > RECENT_MAX)
+        return;
+    r = malloc(sizeof(*r) + len);
+    if (!r)
+        return;                 /* a frame not kept: the network's loss */
+    r->at_ns = now;
+    r->len = len;
+    memcpy(r->data, frame, len);
+    n->recent[n->nrecent++] = r;
+    n->recent_bytes += len;
+}
+
+static void drop_recent(struct nic *n)
+{
+    for (unsigned int i = 0; i < n->nrecent; i++)
+        free(n->recent[i]);
+    n->nrecent = 0;
+    n->recent_bytes = 0;
+}
+
 void nic_close(struct ftvm *vm)
 {
+    drop_recent(&vm->nic);
     if (vm->nic.fd >= 0)
         close(vm->nic.fd);
     vm->nic.fd = -1;
@@ -168,6 +227,8 @@ static void transmit(struct ftvm *vm, uint32_t avail)
             if (vm->mode != FTVM_REPLAY && n->fd >= 0)
                 ftvm_output(vm, FTVM_OUT_NET, vm->output_id, vm->ram + addr,
                             len);
+            else if (vm->attached)
+                keep_recent(vm, vm->ram + addr, len);
         }
         put32(vm, slot + 8, status);
         put32(vm, n->tx_ring + 4, ftvm_mem32(vm, n->tx_ring + 4) + 1);
@@ -300,5 +361,11 @@ void nic_go_live(struct ftvm *vm)
     memcpy(rarp + 32, mac, 6);
     for (int k = 0; k < 3; k++)
         nic_send(vm, rarp, sizeof(rarp));
+    for (unsigned int i = 0; i < n->nrecent; i++) {
+        struct recent *r = n->recent[i];
+
+        nic_send(vm, r->data, r->len);
+    }
+    drop_recent(n);
 }
 
