@@ -25,6 +25,7 @@ void register_gate_tests(void);
 void register_liveness_tests(void);
 void register_frame_tests(void);
 void register_crypto_tests(void);
+void register_netgate_tests(void);
 
 /* A ring of 'data' bytes in malloc'd memory, owned by 'owner'. */
 static inline void *ring_mem_new(uint32_t data, uint32_t *mem_size)
