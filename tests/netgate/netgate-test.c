@@ -321,7 +321,21 @@ int main(int argc, char **argv)
 
     xlft_netgate_free(g);
     CHECK(!table_listed(), "the gate's table is left after free");
+
+    /*
+     * Fail-closed: the rule with no gate bound drops.  Had 300 leaked,
+     * it would arrive before 301, sent on the same path once the rule
+     * is gone.
+     */
+    rc = xlft_netgate_rules_install(cfg.vif, QUEUE, cfg.bridged);
+    REQUIRE(rc == 0, "cannot install a table: %s", strerror(-rc));
+    send_id(guest, 300);
+    REQUIRE(xlft_netgate_rules_remove(QUEUE) == 0, "cannot remove it");
+    send_id(guest, 301);
+    expect(peer, 301);
+    printf("netgate-test: no gate bound: dropped, not let through\n");
     CHECK(xlft_netgate_rules_remove(QUEUE) == 0, "removing no table");
+    CHECK(!table_listed(), "a table is left");
     close(guest);
     close(peer);
     if (failures)

@@ -8,25 +8,26 @@
  * One gate per vif, each owning one queue number.  The gate installs
  * nf_tables tables of its own, "xenft_q<queue>" in families ip and ip6,
  * whose chains at prerouting queue every IPv4 and IPv6 packet entering
- * from the vif; closing the gate removes them.  A routed vif (vif-route, vif-nat) is
- * matched as the input device; a bridged one (vif-bridge) as the bridge
- * port, which needs br_netfilter with net.bridge.bridge-nf-call-iptables
- * and -ip6tables set (otherwise bridged frames never reach inet hooks).
- * Other ethertypes (ARP) are not held: kernels without nft_queue (this
- * gate uses xtables' NFQUEUE, which the bridge family does not offer)
- * cannot queue them.  The packets stay in the kernel: the gate
- * keeps only their queue ids, each tagged with the primary's log
- * position (the record ring's prod_seq, read through a callback) when
- * dom0 received it.  That is conservative: every record that could have
- * caused the frame was produced before dom0 saw the frame.
+ * from the vif; closing the gate removes them.  A routed vif (vif-route,
+ * vif-nat) is matched as the input device; a bridged one (vif-bridge)
+ * as the bridge port, which needs br_netfilter with
+ * net.bridge.bridge-nf-call-iptables and -ip6tables set.  ARP and other
+ * non-IP frames are not held: the xtables NFQUEUE target used here (the
+ * kernel may lack nft_queue) is not offered to the bridge family.
  *
- * Fail-closed, deliberately: the rule has no bypass, so frames wait (and
- * are dropped by the kernel when the queue is full) if ftd is not
- * there; the queue is not fail-open, so a full queue drops; releasing
- * the queue (ftd exits or dies) drops what it still holds.  An output
- * lost is one more loss on the network, which the guest's protocols
- * already survive; an output seen before its record is acknowledged
- * could be one the surviving copy never produces.
+ * The packets stay in the kernel: the gate keeps their queue ids, each
+ * tagged with the primary's log position (the record ring's prod_seq,
+ * read through a callback) when the gate takes it.  That is
+ * conservative: every record that could have caused the packet was
+ * produced before dom0 saw it.
+ *
+ * Fail-closed, deliberately: the rule has no bypass, so the kernel drops
+ * the vif's packets while no gate is bound to the queue (ftd stopped or
+ * died); the queue is not fail-open, so a full queue drops; releasing
+ * the queue drops what it still holds.  An output lost is one more loss
+ * on the network, which the guest's protocols already survive; an
+ * output seen before its record is acknowledged could be one the
+ * surviving copy never produces.
  *
  * Bounded: the kernel queues at most max_held frames for the gate (its
  * queue maxlen); the gate's memory is fixed when it is made.
