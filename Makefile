@@ -194,11 +194,21 @@ $(BUILD)/tests/netgate-test: tests/netgate/netgate-test.c \
                              $(BUILD)/lib/libxlft.a
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g $^ -o $@
-check-netgate: all deps-check deps-demo $(BUILD)/tests/netgate-test
-	sh tests/netgate/netgate.sh $(BUILD); rc=$$?; \
+NETGATE_OBJ = $(patsubst %,$(BUILD)/obj/$(1)/tools/libxlft/%.o,\
+                netgate nfnl nftrules nlsock pktq)
+$(SAN)/tests/netgate-test: $(BUILD)/obj/san/tests/netgate/netgate-test.o \
+                           $(call NETGATE_OBJ,san)
+	@mkdir -p $(@D)
+	$(CC) $(san_LDFLAGS) $^ -o $@
+check-netgate: all deps-check deps-demo $(BUILD)/tests/netgate-test \
+               $(SAN)/tests/netgate-test
+	for b in $(BUILD) $(SAN); do \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+			sh tests/netgate/netgate.sh $$b; rc=$$?; \
 		if [ $$rc = 77 ]; then \
 			echo "*** check-netgate SKIPPED: not tested here ***"; \
-		else [ $$rc = 0 ]; fi
+		elif [ $$rc != 0 ]; then exit 1; fi; \
+	done
 
 # A real Xen 4.17 host under QEMU (tests/xenlab): builds the dom0 image
 # if needed (cached in $(BUILD)/xenlab), then runs tests/xenlab/tests.
