@@ -174,16 +174,21 @@ static void take(void *opaque, uint32_t id)
 {
     struct xlft_netgate *g = opaque;
     unsigned char msg[XLFT_NFNL_BUF];
+    int rc;
 
     g->st.received++;
     if (xlft_pktq_push(&g->q, id, g->tag) == 0)
         return;
     /*
      * The kernel queued more than its maxlen, or ids went back: not a
-     * frame the gate can order.  Dropped, never let out unchecked.
+     * packet the gate can order, so it is dropped.  Were even the drop
+     * not sent, a later batch verdict could let it out: last_error.
      */
     g->st.dropped++;
-    send_msg(g, msg, xlft_nfnl_verdict_drop(msg, g->queue, id, g->seq++));
+    rc = send_msg(g, msg, xlft_nfnl_verdict_drop(msg, g->queue, id,
+                                                 g->seq++));
+    if (rc)
+        g->st.last_error = rc;
 }
 
 int xlft_netgate_receive(struct xlft_netgate *g)

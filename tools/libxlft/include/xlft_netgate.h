@@ -105,7 +105,7 @@ struct xlft_netgate_stats {
     uint64_t released;      /* frames let out */
     uint64_t dropped;       /* refused by the gate (out of order, full) */
     uint64_t overruns;      /* the socket overflowed: the kernel dropped */
-    int last_error;         /* last verdict the kernel refused, 0 if none */
+    int last_error;         /* last verdict refused or unsent, 0 if none */
 };
 void xlft_netgate_get_stats(const struct xlft_netgate *g,
                             struct xlft_netgate_stats *st);
