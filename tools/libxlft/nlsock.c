@@ -83,6 +83,9 @@ int xlft_nlsock_transact(int fd, const void *req, size_t len,
             break;
         got += (unsigned)rc;
         rc = 0;
+        /* A failed batch may not acknowledge the rest: do not wait. */
+        if (err)
+            break;
     }
     free(buf);
     return rc ? rc : err;

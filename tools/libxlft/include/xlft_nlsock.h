@@ -16,7 +16,7 @@ int xlft_nlsock_open(void);
 
 /*
  * Send 'len' bytes of requests and read the 'nacks' acknowledgements
- * they ask for: 0, the first error the kernel returned, -ETIMEDOUT, or
+ * they ask for, or up to the first error: 0, that error, -ETIMEDOUT, or
  * -EBADMSG for a reply that is not an acknowledgement.
  */
 int xlft_nlsock_transact(int fd, const void *req, size_t len,
