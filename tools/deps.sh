@@ -7,7 +7,7 @@ set -eu
 
 build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev libssl-dev
        libevent-dev"
-check="libcunit1-dev clang libclang-rt-14-dev procps etcd-server"
+check="libcunit1-dev clang libclang-rt-14-dev procps etcd-server nftables"
 bench="valgrind"
 demo="iproute2"
 # The Xen lab (tests/xenlab): dom0 image and Xen under QEMU (TCG).

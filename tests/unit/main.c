@@ -29,6 +29,7 @@ int main(void)
     register_stress_tests();
     register_frame_tests();
     register_crypto_tests();
+    register_netgate_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
