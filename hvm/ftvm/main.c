@@ -76,6 +76,17 @@ static bool duration(const char *s, uint64_t *ms)
     return *ms > 0;
 }
 
+/* The guest's command line: --cmdline, and hz= from --timer-hz. */
+static bool guest_cmdline(char *cmd, size_t len, const char *cmdline,
+                          uint64_t hz)
+{
+    int n = hz ? snprintf(cmd, len, "%s%shz=%" PRIu64, cmdline,
+                          *cmdline ? " " : "", hz)
+               : snprintf(cmd, len, "%s", cmdline);
+
+    return n >= 0 && (size_t)n < len;
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -163,9 +174,7 @@ static int run(int argc, char **argv)
     if (!replay && !insns && !millis)
         return bad_usage("say how long to run: --insns N or --seconds S");
 
-    if ((size_t)(hz ? snprintf(cmd, sizeof(cmd), "%s%shz=%" PRIu64, cmdline,
-                               *cmdline ? " " : "", hz)
-                    : snprintf(cmd, sizeof(cmd), "%s", cmdline)) >= sizeof(cmd))
+    if (!guest_cmdline(cmd, sizeof(cmd), cmdline, hz))
         return bad_usage("--cmdline: the guest command line is limited to "
                          "1023 bytes");
 
@@ -310,9 +319,7 @@ static int serve(int argc, char **argv)
                          "through the control socket)");
     if (!guest && (*cmdline || hz))
         return bad_usage("--cmdline and --timer-hz go with --guest");
-    if ((size_t)(hz ? snprintf(cmd, sizeof(cmd), "%s%shz=%" PRIu64, cmdline,
-                               *cmdline ? " " : "", hz)
-                    : snprintf(cmd, sizeof(cmd), "%s", cmdline)) >= sizeof(cmd))
+    if (!guest_cmdline(cmd, sizeof(cmd), cmdline, hz))
         return bad_usage("--cmdline: the guest command line is limited to "
                          "1023 bytes");
 

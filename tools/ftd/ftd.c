@@ -45,7 +45,8 @@ static const char usage[] =
     "         --heartbeat MS --timeout MS      (default 50, 300)\n"
     "         --ring BYTES       each shared ring (default 1 MiB)\n"
     "         --buffer MIB       secondary: log held ahead (default 64)\n"
-    "         --lag-limit US     slow the guest while the secondary lags more\n"
+    "         --lag-limit US     slow the guest down while the secondary\n"
+    "                            lags more than this\n"
     "Exit status: 0 the pair ended (orderly, live or halted), 1 error,\n"
     "2 usage.\n";
 
