@@ -5,18 +5,19 @@
  * to the guest as a multiboot loader would.
  *
  * Why: Xen's device model (QEMU) boots an HVM guest's kernel= through
- * an option ROM.  For a multiboot image it picks multiboot_dma.bin,
- * which needs the fw_cfg DMA interface that QEMU leaves out under Xen,
- * and waits for it forever.  For a Linux image it picks linuxboot.bin,
- * which reads fw_cfg through I/O ports and works.  So the image is also
- * a Linux kernel: "loaded high" puts what follows this setup (the
- * multiboot image) at 1 MiB, this setup at some real-mode address, and
- * the command line where cmd_line_ptr says; the setup then builds a
- * multiboot information structure, enters protected mode, clears the
- * bss and jumps to the multiboot entry with EAX = 0x2BADB002 and EBX
- * pointing at that structure.
- * Multiboot loaders (ftvm) skip these 1 KiB: the multiboot header
- * follows, and its addresses say where the image starts in the file.
+ * an option ROM.  For a multiboot image it picks multiboot_dma.bin
+ * (QEMU 7.2 asks the machine class, not the device), which needs the
+ * fw_cfg DMA interface that QEMU leaves out under Xen, and waits for it
+ * forever.  For a Linux image it picks linuxboot.bin, which reads fw_cfg
+ * through I/O ports and works.  So the image is also a Linux kernel:
+ * "loaded high" puts what follows this setup (the multiboot image) at
+ * 1 MiB, this setup at some real-mode address, and the command line
+ * where cmd_line_ptr says; the setup then builds a multiboot information
+ * structure, enters protected mode, clears the bss and jumps to the
+ * multiboot entry with EAX = 0x2BADB002 and EBX pointing at that
+ * structure.  Multiboot loaders (ftvm) skip these 1 KiB: the multiboot
+ * header follows, and its addresses say where the image starts in the
+ * file.
  *
  * The section is linked at address 0: offsets here are relative to the
  * setup's real-mode segment, which linuxboot.bin puts in DS; linear
