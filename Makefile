@@ -114,8 +114,9 @@ $(BUILD)/bin/xl-ft: $(BUILD)/obj/rel/tools/xl-ft/xl-ft.o
 GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -nostdlib \
                 -fno-pic -fno-pie -fno-stack-protector -mgeneral-regs-only \
                 -fno-asynchronous-unwind-tables -Ihvm/guests -Ihvm/ftvm
-GUEST_RT := $(BUILD)/obj/guests/rt/start.o $(BUILD)/obj/guests/rt/rt.o
-$(BUILD)/obj/guests/rt/start.o: hvm/guests/rt/start.S
+GUEST_RT := $(BUILD)/obj/guests/rt/setup.o $(BUILD)/obj/guests/rt/start.o \
+            $(BUILD)/obj/guests/rt/rt.o
+$(BUILD)/obj/guests/rt/%.o: hvm/guests/rt/%.S
 	@mkdir -p $(@D)
 	$(CC) -m32 -c $< -o $@
 $(BUILD)/obj/guests/%.o: hvm/guests/%.c $(wildcard hvm/guests/rt/*.h) \

@@ -5,7 +5,10 @@
  * it asks for, clear its bss, and enter it with EAX = 0x2BADB002 and EBX
  * pointing at a multiboot information structure with the command line.
  * Only images that give their addresses in the header (flag 16, the
- * "a.out kludge") are accepted: what xenft's guests are.
+ * "a.out kludge") are accepted: what xenft's guests are.  As the
+ * multiboot specification says, the image starts in the file
+ * header_addr - load_addr bytes before the header, which need not be the
+ * file's start (xenft's guests begin with 1 KiB of Linux boot setup).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,7 +34,7 @@ int ftvm_load(struct ftvm *vm, const char *path, const char *cmdline)
     FILE *f = fopen(path, "rb");
     uint8_t *img = NULL;
     long size;
-    uint32_t off, hdr, load, load_end, bss_end, entry;
+    uint32_t off, hdr, load, load_end, bss_end, entry, start;
 
     if (!f) {
         snprintf(vm->why, sizeof(vm->why), "cannot open guest %s: %s",
@@ -64,9 +67,10 @@ int ftvm_load(struct ftvm *vm, const char *path, const char *cmdline)
     load_end = le32(img + off + 20);
     bss_end = le32(img + off + 24);
     entry = le32(img + off + 28);
+    start = off - (hdr - load);
     if (!(le32(img + off + 4) & MB_F_ADDRS) || hdr < load ||
-        hdr - load != off || load < FTVM_LOAD_ADDR || load_end < load ||
-        load_end - load > (uint32_t)size || bss_end < load_end ||
+        hdr - load > off || load < FTVM_LOAD_ADDR || load_end < load ||
+        load_end - load > (uint32_t)size - start || bss_end < load_end ||
         bss_end > vm->ram_size || entry < load || entry >= load_end) {
         snprintf(vm->why, sizeof(vm->why), "%s: its multiboot header does "
                  "not describe an image ftvm can load (flag 16, addresses "
@@ -75,7 +79,7 @@ int ftvm_load(struct ftvm *vm, const char *path, const char *cmdline)
         free(img);
         return -EINVAL;
     }
-    memcpy(vm->ram + load, img, load_end - load);
+    memcpy(vm->ram + load, img + start, load_end - load);
     memset(vm->ram + load_end, 0, bss_end - load_end);
     free(img);
 

@@ -96,5 +96,14 @@ expect "usage: bad rate" 2 "timer-hz" -- \
     "$ftvm" run $idle --seconds 1 --timer-hz 5
 expect "not a guest image" 1 "no multiboot header" -- \
     "$ftvm" run --guest "$work/log" --seconds 0.1 --console none
+# A multiboot header at offset 0 whose addresses put the image's start
+# 4 KiB before it, outside the file.
+mb='\002\260\255\033\000\000\001\000\376\117\121\344'
+mb=$mb'\000\020\020\000\000\000\020\000\040\020\020\000'
+mb=$mb'\040\020\020\000\000\020\020\000'
+# shellcheck disable=SC2059
+printf "$mb" > "$work/before"
+expect "image before its file" 1 "does not describe an image" -- \
+    "$ftvm" run --guest "$work/before" --seconds 0.1 --console none
 
 finish

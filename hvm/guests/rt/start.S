@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * start.S - entry of every xenft guest: a multiboot header (a.out kludge,
- * so that the flat image boots under ftvm and as a Xen HVM guest alike),
+ * which ftvm loads; on Xen setup.S enters here as a multiboot loader would),
  * a flat GDT of its own, a stack, an IDT whose 256 gates all lead to a
  * common stub, then rt_main().
  */
