@@ -103,8 +103,9 @@ $(BUILD)/lib/libxlft.a: $(rel_XLFT_OBJ)
 # The FT domctl's structure is taken from xen-patches, its one definition.
 XLFT_XEN_OBJ := $(XLFT_XEN_SRC:%.c=$(BUILD)/obj/rel/%.o)
 $(BUILD)/lib/libxlft.a: $(XLFT_XEN_OBJ)
-$(BUILD)/gen/xlft_ft_domctl.h: tools/libxlft/gen-ft-domctl.sh \
-                               xen-patches/series $(wildcard xen-patches/*.patch)
+GEN_FT_DOMCTL := tools/libxlft/gen-ft-domctl.sh xen-patches/series \
+                 $(wildcard xen-patches/*.patch)
+$(BUILD)/gen/xlft_ft_domctl.h: $(GEN_FT_DOMCTL)
 	@mkdir -p $(@D)
 	sh tools/libxlft/gen-ft-domctl.sh xen-patches $@
 $(BUILD)/obj/rel/tools/libxlft/xen_ft.o: tools/libxlft/xen_ft.c \

@@ -40,7 +40,8 @@ tmp="$out.tmp"
     echo "#endif"
 } > "$tmp"
 
-for want in 'struct xen_domctl_ft_op {' 'DEFINE_XEN_GUEST_HANDLE(xen_domctl_ft_op_t);' \
+for want in 'struct xen_domctl_ft_op {' \
+        'DEFINE_XEN_GUEST_HANDLE(xen_domctl_ft_op_t);' \
         '#define XEN_DOMCTL_ft_op ' '#define XENMEM_resource_ft ' \
         '#define XEN_DOMCTL_ft_status '; do
     if ! grep -qF -- "$want" "$tmp"; then

@@ -32,7 +32,8 @@ xl list hvm | awk "NR == 2 { print \"guest \" \$1 \" \" \$2 \" \" \$5 }"
 xl destroy hvm
 '
 expect_status 0
-expect '^xlft-xen: domain 1: hypervisor has no FT support \(apply xen-patches\)$' \
+msg='domain 1: hypervisor has no FT support \(apply xen-patches\)'
+expect "^xlft-xen: $msg\$" \
     '^ft-status=1$' '^state=error$' \
-    '^error=domain 1: hypervisor has no FT support \(apply xen-patches\)$' \
+    "^error=$msg\$" \
     '^guest hvm 1 [-rb]+$'
