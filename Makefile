@@ -30,6 +30,12 @@ TEST_INCLUDES := -Itests/lib -Ihvm/ftvm
 
 CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
+# libxlft's xen backend: in libxlft.a, linked only into dom0 programs.
+XLFT_XEN_SRC := tools/libxlft/xen_config.c tools/libxlft/xen_ft.c \
+                tools/libxlft/xs_status.c
+XLFT_SRC := $(filter-out $(XLFT_XEN_SRC),$(XLFT_SRC))
+XEN_LIBS := -lxenlight -lxentoollog -lxenstore -lxencall \
+            -lxenforeignmemory -lxenevtchn
 FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c))
 FTLOG_SRC := tools/ftlog/ftlog.c
 FTD_SRC  := $(sort $(wildcard tools/ftd/*.c))
@@ -93,6 +99,26 @@ $(BUILD)/lib/libftcore.a: $(rel_CORE_OBJ)
 $(BUILD)/lib/libxlft.a: $(rel_XLFT_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+
+# The FT domctl's structure is taken from xen-patches, its one definition.
+XLFT_XEN_OBJ := $(XLFT_XEN_SRC:%.c=$(BUILD)/obj/rel/%.o)
+$(BUILD)/lib/libxlft.a: $(XLFT_XEN_OBJ)
+GEN_FT_DOMCTL := tools/libxlft/gen-ft-domctl.sh xen-patches/series \
+                 $(wildcard xen-patches/*.patch)
+$(BUILD)/gen/xlft_ft_domctl.h: $(GEN_FT_DOMCTL)
+	@mkdir -p $(@D)
+	sh tools/libxlft/gen-ft-domctl.sh xen-patches $@
+$(BUILD)/obj/rel/tools/libxlft/xen_ft.o: tools/libxlft/xen_ft.c \
+                                         $(BUILD)/gen/xlft_ft_domctl.h
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -I$(BUILD)/gen $(rel_CFLAGS) \
+		-MMD -MP -c $< -o $@
+# Drives the xen backend in the lab's dom0 (tests/xenlab/tests).
+all: $(BUILD)/tests/xlft-xen
+$(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
+                         $(XLFT_XEN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(XEN_LIBS)
 
 $(BUILD)/bin/ftvm: $(rel_FTVM_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)

@@ -6,7 +6,7 @@
 set -eu
 
 build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev libssl-dev
-       libevent-dev"
+       libevent-dev libxen-dev"
 check="libcunit1-dev clang libclang-rt-14-dev procps etcd-server nftables"
 bench="valgrind"
 demo="iproute2"

@@ -6,7 +6,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+own_put=
+trap 'rm -f "$out"; [ -z "$own_put" ] || rm -rf "$own_put"' EXIT
 
 # lab [RUN OPTIONS] -- CMD...: run.sh's output in $out, its status in $st.
 lab() {
@@ -30,5 +31,19 @@ expect_status() {
 expect() {
     for re in "$@"; do
         grep -Eq -- "$re" "$out" || fail "no line matches '$re'"
+    done
+}
+
+# lab_put FILE...: the project's build outputs (paths under the build
+# directory, e.g. tests/xlft-xen) in a staging directory of this test's
+# own, seen in dom0 at /xenft.
+lab_put() {
+    build=${XENLAB_BUILD:-$(dirname "$XL_OUT")}
+    own_put=$(mktemp -d)
+    XENLAB_PUT=$own_put
+    export XENLAB_PUT
+    for f in "$@"; do
+        [ -e "$build/$f" ] || fail "$build/$f is not built (make)"
+        sh "$XL_SRC/put.sh" "$build/$f" || fail "cannot put $f"
     done
 }

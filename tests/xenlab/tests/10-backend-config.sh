@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# 10-backend-config.sh - libxlft's xen backend checks a running guest's
+# configuration for FT: a guest unfit in every way is refused with each
+# xl setting to change; a fit one (1 vCPU, hap=0, always_emulate, no
+# viridian, no platform device, ioemu vif) is accepted.  --xen 4.17.5:
+# the stock hypervisor has no shadow paging, so no fit guest.
+. "$(dirname "$0")/../testlib.sh"
+
+lab_put tests/xlft-xen
+lab --xen 4.17.5 -- '
+cat > /tmp/unfit.cfg <<EOC
+name = "unfit"
+type = "hvm"
+memory = 32
+vcpus = 2
+viridian = 1
+vif = [ "bridge=xenbr0,type=vif" ]
+vnc = 0
+vga = "none"
+EOC
+cat > /tmp/fit.cfg <<EOC
+name = "fit"
+type = "hvm"
+hap = 0
+memory = 32
+vcpus = 1
+tsc_mode = "always_emulate"
+viridian = 0
+xen_platform_pci = 0
+vif = [ "bridge=xenbr0,type=ioemu,model=e1000" ]
+vnc = 0
+vga = "none"
+EOC
+xl create /tmp/unfit.cfg || exit 1
+/xenft/xlft-xen check-config $(xl domid unfit)
+echo "unfit=$?"
+xl destroy unfit
+xl create /tmp/fit.cfg || exit 1
+/xenft/xlft-xen check-config $(xl domid fit)
+echo "fit=$?"
+xl destroy fit
+/xenft/xlft-xen check-config 4242
+echo "unknown=$?"
+'
+expect_status 0
+expect '^unfit=1$' '^fit=0$' '^unknown=1$' \
+    '^domain [0-9]+ is not fit for FT: ' \
+    '2 vCPUs: FT replays one, set vcpus = 1' \
+    'set hap = 0' 'set tsc_mode = "always_emulate"' \
+    'set viridian = 0' 'set xen_platform_pci = 0' \
+    'vif 0 is a PV network device: give it type=ioemu' \
+    '^domain [0-9]+ is fit for FT$' '^domain 4242 does not exist$'

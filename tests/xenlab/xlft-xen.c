@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xlft-xen.c - drives libxlft's xen backend in a dom0, for the lab's
+ * tests (tests/xenlab/tests).
+ *
+ *   xlft-xen status-write DOMID KEY=VAL...  the keys, in one transaction
+ *   xlft-xen control-watch DOMID SECONDS    print each request written to
+ *                                           ft/control ("request: R");
+ *                                           prints "watching" once set up
+ *   xlft-xen ft-status DOMID                the FT domctl's status; when
+ *                                           it fails, state=error and the
+ *                                           message go to ft/ in xenstore
+ *   xlft-xen check-config DOMID             is the domain fit for FT?
+ *
+ * Exit status 0, 1 with a message naming what failed, 2 on bad usage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "xlft_xen.h"
+#include "xlft_xen_config.h"
+#include "xlft_xs.h"
+
+#define MAX_KV 16
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: xlft-xen status-write DOMID KEY=VAL...\n"
+            "       xlft-xen control-watch DOMID SECONDS\n"
+            "       xlft-xen ft-status DOMID\n"
+            "       xlft-xen check-config DOMID\n");
+    return 2;
+}
+
+static int parse_u32(const char *s, const char *what, uint32_t *v)
+{
+    char *end;
+    unsigned long n;
+
+    errno = 0;
+    n = strtoul(s, &end, 10);
+    if (errno || !*s || *end || n > UINT32_MAX || *s == '-') {
+        fprintf(stderr, "xlft-xen: bad %s '%s'\n", what, s);
+        return -1;
+    }
+    *v = (uint32_t)n;
+    return 0;
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int status_write(uint32_t domid, int n, char **args)
+{
+    struct xlft_xs_kv kv[MAX_KV];
+    struct xlft_xs *s;
+    char err[512];
+    int i, rc;
+
+    if (n < 1 || n > MAX_KV)
+        return usage();
+    for (i = 0; i < n; i++) {
+        char *eq = strchr(args[i], '=');
+
+        if (!eq) {
+            fprintf(stderr, "xlft-xen: '%s' is not KEY=VAL\n", args[i]);
+            return 2;
+        }
+        *eq = '\0';
+        kv[i].key = args[i];
+        kv[i].val = eq + 1;
+    }
+    rc = xlft_xs_open(&s, err, sizeof(err));
+    if (!rc) {
+        rc = xlft_xs_status_write(s, domid, kv, (size_t)n, err,
+                                  sizeof(err));
+        xlft_xs_close(s);
+    }
+    if (rc) {
+        fprintf(stderr, "xlft-xen: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int control_watch(uint32_t domid, uint32_t seconds)
+{
+    uint64_t end = now_ms() + (uint64_t)seconds * 1000;
+    struct xlft_xs *s;
+    char err[512], req[XLFT_XS_VAL_MAX + 1];
+    int rc;
+
+    rc = xlft_xs_open(&s, err, sizeof(err));
+    if (!rc)
+        rc = xlft_xs_control_watch(s, domid, err, sizeof(err));
+    if (rc)
+        goto out;
+    printf("watching\n");
+    fflush(stdout);
+    for (;;) {
+        rc = xlft_xs_control_read(s, req, sizeof(req), err, sizeof(err));
+        if (rc < 0)
+            goto out;
+        if (rc) {
+            printf("request: %s\n", req);
+            fflush(stdout);
+            continue;
+        }
+        uint64_t now = now_ms();
+        if (now >= end)
+            break;
+        struct pollfd p = { .fd = xlft_xs_fd(s), .events = POLLIN };
+        if (poll(&p, 1, (int)(end - now)) < 0 && errno != EINTR) {
+            snprintf(err, sizeof(err), "poll: %s", strerror(errno));
+            rc = -errno;
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    xlft_xs_close(s);
+    if (rc) {
+        fprintf(stderr, "xlft-xen: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int ft_status(uint32_t domid)
+{
+    struct xlft_xen_ft_status st;
+    struct xlft_xen *x;
+    struct xlft_xs *s;
+    char err[512], xerr[512];
+    int rc;
+
+    rc = xlft_xen_open(&x, err, sizeof(err));
+    if (!rc) {
+        rc = xlft_xen_ft_status(x, domid, &st, err, sizeof(err));
+        xlft_xen_close(x);
+    }
+    if (!rc) {
+        printf("state %s frames %" PRIu32 " port %" PRIu32 " abi %" PRIu32
+               " log %" PRIu32 " seq %" PRIu64 "\n",
+               xlft_xen_ft_state_name(st.state), st.nr_frames, st.port,
+               st.abi_version, st.log_version, st.seq);
+        return 0;
+    }
+    fprintf(stderr, "xlft-xen: %s\n", err);
+    /* What ftd does with a failure: say so where xl-ft looks. */
+    struct xlft_xs_kv kv[] = {
+        { "state", "error" },
+        { "error", err },
+    };
+    err[XLFT_XS_VAL_MAX] = '\0';
+    rc = xlft_xs_open(&s, xerr, sizeof(xerr));
+    if (!rc) {
+        rc = xlft_xs_status_write(s, domid, kv, 2, xerr, sizeof(xerr));
+        xlft_xs_close(s);
+    }
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", xerr);
+    return 1;
+}
+
+static int check_config(uint32_t domid)
+{
+    char err[1024];
+    int rc = xlft_xen_config_check(domid, err, sizeof(err));
+
+    printf("%s\n", err);
+    return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t domid, seconds;
+
+    if (argc < 3)
+        return usage();
+    if (parse_u32(argv[2], "domain id", &domid))
+        return 2;
+    if (!strcmp(argv[1], "status-write"))
+        return status_write(domid, argc - 3, argv + 3);
+    if (!strcmp(argv[1], "control-watch") && argc == 4) {
+        if (parse_u32(argv[3], "seconds", &seconds) || seconds > 3600)
+            return 2;
+        return control_watch(domid, seconds);
+    }
+    if (!strcmp(argv[1], "ft-status") && argc == 3)
+        return ft_status(domid);
+    if (!strcmp(argv[1], "check-config") && argc == 3)
+        return check_config(domid);
+    return usage();
+}

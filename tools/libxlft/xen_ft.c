@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xen_ft.c - the FT domctl through libxencall (xlft_xen.h).
+ *
+ * libxenctrl's xc_ft_* wrappers exist only in a patched Xen tree; a
+ * domctl issued through libxencall needs nothing but the structure,
+ * which comes from the series itself (xlft_ft_domctl.h is generated from
+ * xen-patches by gen-ft-domctl.sh), against the stock public headers of
+ * the same interface version.
+ */
+#define __XEN_TOOLS__ 1
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xencall.h>
+#include <xenevtchn.h>
+#include <xenforeignmemory.h>
+#include <xen/domctl.h>
+#include <xen/xen.h>
+
+#include "xlft_ft_domctl.h"
+#include "xlft_xen.h"
+
+/*
+ * The op travels in the domctl's union; its layout is the same for
+ * 32- and 64-bit callers (seq is 8-aligned), as the public ABI needs.
+ */
+_Static_assert(sizeof(struct xen_domctl_ft_op) == 40,
+               "xen_domctl_ft_op: 40 bytes in the public ABI");
+_Static_assert(offsetof(struct xen_domctl_ft_op, seq) == 32,
+               "xen_domctl_ft_op: seq at 32");
+_Static_assert(sizeof(struct xen_domctl_ft_op) <=
+               sizeof(((struct xen_domctl *)0)->u.pad),
+               "xen_domctl_ft_op fits the domctl union");
+
+struct xlft_xen {
+    xencall_handle *call;
+    xenforeignmemory_handle *fmem;
+    xenevtchn_handle *evtchn;
+};
+
+int xlft_xen_open(struct xlft_xen **xp, char *err, size_t errlen)
+{
+    struct xlft_xen *x = calloc(1, sizeof(*x));
+    const char *what;
+    int rc;
+
+    *xp = NULL;
+    if (!x) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    what = "libxencall";
+    x->call = xencall_open(NULL, 0);
+    if (!x->call)
+        goto fail;
+    what = "libxenforeignmemory";
+    x->fmem = xenforeignmemory_open(NULL, 0);
+    if (!x->fmem)
+        goto fail;
+    what = "libxenevtchn";
+    x->evtchn = xenevtchn_open(NULL, 0);
+    if (!x->evtchn)
+        goto fail;
+    *xp = x;
+    return 0;
+
+fail:
+    rc = errno ? -errno : -EIO;
+    snprintf(err, errlen, "cannot open %s: %s (not dom0 of a Xen host, "
+             "or the xen-privcmd/xen-evtchn modules are not loaded?)",
+             what, strerror(-rc));
+    xlft_xen_close(x);
+    return rc;
+}
+
+void xlft_xen_close(struct xlft_xen *x)
+{
+    if (!x)
+        return;
+    if (x->evtchn)
+        xenevtchn_close(x->evtchn);
+    if (x->fmem)
+        xenforeignmemory_close(x->fmem);
+    if (x->call)
+        xencall_close(x->call);
+    free(x);
+}
+
+/* Issue the op in 'op' for 'domid'; the OUT fields come back in it. */
+static int ft_op(struct xlft_xen *x, uint32_t domid,
+                 struct xen_domctl_ft_op *op, char *err, size_t errlen)
+{
+    struct xen_domctl *d;
+    int rc;
+
+    if (domid >= DOMID_FIRST_RESERVED) {
+        snprintf(err, errlen, "domain %u: not a domain id", domid);
+        return -EINVAL;
+    }
+    /* Hypercall arguments must live in memory the kernel can lock. */
+    d = xencall_alloc_buffer(x->call, sizeof(*d));
+    if (!d) {
+        snprintf(err, errlen, "domain %u: no hypercall buffer", domid);
+        return -ENOMEM;
+    }
+    memset(d, 0, sizeof(*d));
+    d->cmd = XEN_DOMCTL_ft_op;
+    d->interface_version = XEN_DOMCTL_INTERFACE_VERSION;
+    d->domain = (domid_t)domid;
+    memcpy(&d->u, op, sizeof(*op));
+
+    rc = xencall1(x->call, __HYPERVISOR_domctl, (uint64_t)(uintptr_t)d);
+    if (rc < 0) {
+        rc = errno ? -errno : -EIO;
+        switch (rc) {
+        case -ENOSYS:
+            snprintf(err, errlen, "domain %u: hypervisor has no FT support "
+                     "(apply xen-patches)", domid);
+            break;
+        case -EOPNOTSUPP:
+            snprintf(err, errlen, "domain %u: hypervisor built without FT "
+                     "support (CONFIG_HVM_FT)", domid);
+            break;
+        case -ESRCH:
+            snprintf(err, errlen, "domain %u does not exist", domid);
+            break;
+        case -EACCES:
+            snprintf(err, errlen, "domain %u: the hypervisor refused the "
+                     "domctl (interface version %#x, not dom0?)", domid,
+                     XEN_DOMCTL_INTERFACE_VERSION);
+            break;
+        default:
+            snprintf(err, errlen, "domain %u: FT domctl failed: %s", domid,
+                     strerror(-rc));
+        }
+    } else {
+        memcpy(op, &d->u, sizeof(*op));
+        rc = 0;
+    }
+    xencall_free_buffer(x->call, d);
+    return rc;
+}
+
+int xlft_xen_ft_status(struct xlft_xen *x, uint32_t domid,
+                       struct xlft_xen_ft_status *st, char *err,
+                       size_t errlen)
+{
+    struct xen_domctl_ft_op op = { .cmd = XEN_DOMCTL_ft_status };
+    int rc = ft_op(x, domid, &op, err, errlen);
+
+    if (rc)
+        return rc;
+    st->state = op.state;
+    st->nr_frames = op.nr_frames;
+    st->port = op.port;
+    st->abi_version = op.abi_version;
+    st->log_version = op.log_version;
+    st->seq = op.seq;
+    return 0;
+}
+
+const char *xlft_xen_ft_state_name(uint32_t state)
+{
+    switch (state) {
+    case XLFT_XEN_FT_OFF:
+        return "off";
+    case XLFT_XEN_FT_RECORD:
+        return "record";
+    case XLFT_XEN_FT_REPLAY:
+        return "replay";
+    }
+    return "unknown";
+}
+
+_Static_assert(XLFT_XEN_FT_OFF == XEN_DOMCTL_ft_state_off &&
+               XLFT_XEN_FT_RECORD == XEN_DOMCTL_ft_state_record &&
+               XLFT_XEN_FT_REPLAY == XEN_DOMCTL_ft_state_replay,
+               "xlft_xen.h states are the domctl's");
