@@ -299,10 +299,16 @@ $(BUILD)/bench/bench-channel: $(BENCH_CHAN:%.c=$(BUILD)/obj/rel/%.o) \
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LIBS)
 
+$(BUILD)/bench/udp-rtt: tests/bench/udp_rtt.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
+
 bench: deps-bench all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes \
-       $(BUILD)/bench/bench-channel
+       $(BUILD)/bench/bench-channel $(BUILD)/bench/udp-rtt \
+       $(BUILD)/tests/ftvm-dom0
 	sh tests/bench/run-core.sh $(BUILD)/bench
 	sh tests/bench/run-ftvm.sh $(BUILD)
+	sh tests/bench/run-ftd.sh $(BUILD)
 
 # --- install ----------------------------------------------------------
 
