@@ -73,7 +73,7 @@ p99() {
                                         print v[i < 1 ? 1 : i] }'
 }
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
-now_ms() { echo $(($(date +%s%N) / 1000)) | awk '{ printf "%.1f", $1 / 1e3 }'; }
+now_ms() { date +%s%N | awk '{ printf "%.1f", $1 / 1e6 }'; }
 verdict() { awk -v x="$1" -v g="$2" -v op="$3" 'BEGIN {
     print ((op == "le" ? x <= g : x >= g) ? "met" : "MISSED") }'; }
 
