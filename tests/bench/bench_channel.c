@@ -24,6 +24,10 @@
  * within a second or two, under much the same load from the rest of the
  * machine, so that its speed cancels out.
  *
+ * Last, the time from sending a LOG frame of one record to its ACK,
+ * encrypted, one frame at a time, 2000 times: what the output gate of a
+ * primary waits for at least, beside a bare round trip.
+ *
  * The records come from hvm/core's encoder (tests/lib/records.c: every
  * kind, DMA data up to a page), a log of 32 MiB sent over and over with
  * its sequence numbers running on.
@@ -53,6 +57,7 @@
 #define QUEUE_MAX    (4u << 20)     /* in_max and out_max, as ftd */
 #define DEADLINE_S   120
 #define ROUNDS_MAX   25
+#define PINGS        2000u
 
 static const uint8_t key[XLFT_KEY_SIZE] = { 7, 7, 7, 7, 1, 2, 3, 4 };
 
@@ -89,6 +94,7 @@ static struct {
     uint32_t *frame_off;    /* frame i: frame_off[i] .. frame_off[i + 1] */
     uint32_t *frame_nrec;
     uint32_t nframes;
+    uint32_t first_len;     /* bytes of the first record */
 } lg;
 
 static void make_log(void)
@@ -118,6 +124,8 @@ static void make_log(void)
         if (r.kind == FT_K_DMA)
             memcpy(lg.bytes + len + k, r.u.dma.data, r.u.dma.len);
         ft_codec_advance(&c, &r);
+        if (!len)
+            lg.first_len = (uint32_t)rlen;
         /* This record would overflow the frame: close the frame first. */
         if (len + rlen - start > BATCH) {
             if (lg.nframes + 2 >= ncap) {
@@ -262,11 +270,14 @@ struct end {
     uint64_t t0, t1;
     int err;
     char why[256];
+    /* Ping-pong: one LOG frame of one record in flight, then its ACK. */
+    uint32_t npings, pings;
+    uint64_t *rtt;          /* ns from sending each frame to its ACK */
 };
 
 static void ch_pump(struct end *e)
 {
-    while (e->moved < e->total) {
+    while (e->moved < e->total && (!e->npings || e->acked == e->seq)) {
         struct xlft_msg m = { .type = XLFT_T_LOG };
         uint32_t f = e->frame;
         int rc;
@@ -276,13 +287,18 @@ static void ch_pump(struct end *e)
             .count = lg.frame_nrec[f], .len = frame_len(f),
             .recs = lg.bytes + lg.frame_off[f],
         };
+        if (e->npings) {
+            m.u.log.count = 1;
+            m.u.log.len = lg.first_len;
+        }
         rc = xlft_chan_send(e->c, &m);
         if (rc == -EAGAIN)
             return;             /* on_writable resumes */
         CHECK(rc == 0);
-        e->moved += frame_len(f);
-        e->seq += lg.frame_nrec[f];
-        e->frame = (f + 1) % lg.nframes;
+        e->moved += m.u.log.len;
+        e->seq += m.u.log.count;
+        if (!e->npings)
+            e->frame = (f + 1) % lg.nframes;
     }
     /* Closing with ACKs unread would reset the connection: wait. */
     if (e->acked == e->seq && !e->shutdown_sent) {
@@ -346,7 +362,11 @@ static void ch_msg(struct xlft_chan *c, const struct xlft_msg *m, void *arg)
         CHECK(m->type == XLFT_T_ACK && m->u.ack.acked <= e->seq &&
               m->u.ack.acked >= e->acked);
         e->acked = m->u.ack.acked;
-        if (e->moved == e->total)
+        if (e->npings && e->acked == e->seq) {
+            CHECK(e->pings < e->npings);
+            e->rtt[e->pings++] = now_ns() - m->u.ack.echo_ns;
+        }
+        if (e->npings || e->moved == e->total)
             ch_pump(e);
         return;
     }
@@ -403,12 +423,22 @@ static void *ch_thread(void *arg)
     return NULL;
 }
 
-static double run_channel(uint64_t total, uint8_t enc)
+/*
+ * Stream 'total' bytes through two channel endpoints; MB/s.  With
+ * 'npings', 'total' is ignored: that many frames of one record each go
+ * one at a time, each round trip into rtt[].
+ */
+static double run_channel(uint64_t total, uint8_t enc, uint32_t npings,
+                          uint64_t *rtt)
 {
-    struct end p = { .total = total }, s = { .total = total };
+    struct end p, s;
     pthread_t tp, ts;
     int fds[2];
 
+    if (npings)
+        total = (uint64_t)npings * lg.first_len;
+    p = (struct end){ .total = total, .npings = npings, .rtt = rtt };
+    s = (struct end){ .total = total };
     tcp_pair(fds);
     for (int i = 0; i < 2; i++) {
         struct end *e = i ? &s : &p;
@@ -433,7 +463,7 @@ static double run_channel(uint64_t total, uint8_t enc)
     if (p.err || s.err)
         die("channel ended with an error: sender: %s; receiver: %s",
             p.why, s.why);
-    CHECK(s.moved == total && s.t1 > p.t0);
+    CHECK(s.moved == total && s.t1 > p.t0 && p.pings == npings);
     return (double)total * 1e3 / (double)(s.t1 - p.t0);
 }
 
@@ -444,6 +474,21 @@ static int cmp_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
 
     return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Microseconds at fraction q of the sorted v[n], nearest rank. */
+static double pct_us(const uint64_t *v, uint32_t n, double q)
+{
+    uint32_t i = (uint32_t)(q * n + 0.999999);
+
+    return (double)v[i ? i - 1 : 0] / 1e3;
 }
 
 static double median(double *v, int n)
@@ -466,6 +511,8 @@ int main(int argc, char **argv)
 {
     static const char *const names[3] = { "tcp", "clear", "encrypted" };
     double mb[3][ROUNDS_MAX], ratio[2][ROUNDS_MAX], med[3], enc, clr;
+    static uint64_t rtt[PINGS];
+    double ack50, ack99;
     const char *kv = NULL;
     long mib = 512, rounds = 7;
     uint64_t total;
@@ -491,8 +538,8 @@ int main(int argc, char **argv)
            names[2], "clear/tcp", "enc/tcp");
     for (long r = 0; r < rounds; r++) {
         mb[0][r] = run_tcp(total);
-        mb[1][r] = run_channel(total, XLFT_ENC_DISABLED);
-        mb[2][r] = run_channel(total, XLFT_ENC_REQUIRED);
+        mb[1][r] = run_channel(total, XLFT_ENC_DISABLED, 0, NULL);
+        mb[2][r] = run_channel(total, XLFT_ENC_REQUIRED, 0, NULL);
         ratio[0][r] = mb[2][r] / mb[0][r];
         ratio[1][r] = mb[1][r] / mb[0][r];
         printf("   %6ld %9.0f %9.0f %9.0f %11.3f %11.3f\n", r + 1,
@@ -508,6 +555,13 @@ int main(int argc, char **argv)
            enc >= 0.50 ? "met" : "MISSED");
     printf("   clear / tcp:     %.3f (goal >= 0.90: %s)\n", clr,
            clr >= 0.90 ? "met" : "MISSED");
+    run_channel(0, XLFT_ENC_REQUIRED, PINGS, rtt);
+    qsort(rtt, PINGS, sizeof(*rtt), cmp_u64);
+    ack50 = pct_us(rtt, PINGS, 0.50);
+    ack99 = pct_us(rtt, PINGS, 0.99);
+    printf("   a LOG frame of one record to its ACK, encrypted, one at a "
+           "time:\n   p50 %.1f us, p99 %.1f us (%u round trips)\n", ack50,
+           ack99, PINGS);
     if (kv) {
         f = fopen(kv, "w");
         if (!f)
@@ -516,6 +570,8 @@ int main(int argc, char **argv)
                 "channel_encrypted_mb_s %.0f\n"
                 "channel_encrypted_vs_tcp %.3f\nchannel_clear_vs_tcp %.3f\n",
                 med[0], med[1], med[2], enc, clr);
+        fprintf(f, "channel_ack_rtt_p50_us %.1f\nchannel_ack_rtt_p99_us "
+                "%.1f\n", ack50, ack99);
         if (fclose(f))
             die("%s: %s", kv, strerror(errno));
     }
