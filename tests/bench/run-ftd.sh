@@ -67,7 +67,7 @@ fail() {
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# p99 of the numbers on stdin, nearest rank (with 20, the largest but none).
+# p99 of the numbers on stdin, nearest rank (under 100 of them: the largest).
 p99() {
     sort -n | awk '{ v[NR] = $1 } END { i = int(NR * 0.99 + 0.999999)
                                         print v[i < 1 ? 1 : i] }'
