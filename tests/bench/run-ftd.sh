@@ -84,7 +84,8 @@ done
 
 # ---- the channel ------------------------------------------------------
 
-"$dir/bench-channel" --kv "$work/kv" || fail "bench-channel failed"
+timeout -k 5 900 "$dir/bench-channel" --kv "$work/kv" ||
+    fail "bench-channel failed"
 
 if [ "$(id -u)" != 0 ] || ! ip netns add "$A" 2>/dev/null; then
     fail "output latency and failover need root and ip netns"
@@ -185,7 +186,8 @@ pair() {
 
 echo
 echo "ftd: output latency, $requests requests to each guest in turn"
-"$rtt" loopback $requests >"$work/lo" || fail "loopback ping-pong failed"
+timeout -k 5 120 "$rtt" loopback $requests >"$work/lo" ||
+    fail "loopback ping-pong failed"
 lo50=$(field p50_us <"$work/lo")
 lo99=$(field p99_us <"$work/lo")
 
@@ -360,6 +362,7 @@ end=
 while [ -z "$end" ] || [ "$(date +%s)" -lt $end ]; do
     if ! $protected; then
         r=$((r + 1))
+        [ $r -le 320 ] || fail "loaded: 20 pairs made and lost: giving up"
         if ! pair $r --guest "$build/guests/cpu.bin" --cmdline seed=$r; then
             lost_in_copy $r ||
                 fail "loaded: protecting the guest: $(cat "$work"/*$r.err)"
