@@ -354,9 +354,23 @@ $(BUILD)/bench/bench-core: tests/bench/bench_core.c \
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g -no-pie $^ -o $@
 
-bench: deps-bench all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes
+# The logging channel against plain TCP, as ftd links it.
+BENCH_CHAN := tests/bench/bench_channel.c tests/lib/records.c
+$(BUILD)/bench/bench-channel: $(BENCH_CHAN:%.c=$(BUILD)/obj/rel/%.o) \
+                              $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LIBS)
+
+$(BUILD)/bench/udp-rtt: tests/bench/udp_rtt.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
+
+bench: deps-bench all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes \
+       $(BUILD)/bench/bench-channel $(BUILD)/bench/udp-rtt \
+       $(BUILD)/tests/ftvm-dom0
 	sh tests/bench/run-core.sh $(BUILD)/bench
 	sh tests/bench/run-ftvm.sh $(BUILD)
+	sh tests/bench/run-ftd.sh $(BUILD)
 
 # --- install ----------------------------------------------------------
 
