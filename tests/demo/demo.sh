@@ -28,6 +28,8 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# A signal (a timeout, ^C) ends the script through its EXIT trap too.
+trap 'exit 1' INT TERM
 
 say() { printf '\n== %s\n' "$*"; }
 ns=

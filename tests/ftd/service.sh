@@ -38,6 +38,8 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# A signal (a timeout, ^C) ends the script through its EXIT trap too.
+trap 'exit 1' INT TERM
 ip link add va netns "$a" type veth peer name vb netns "$b"
 ip -n "$a" addr add 10.79.0.1/24 dev va
 ip -n "$b" addr add 10.79.0.2/24 dev vb

@@ -6,6 +6,7 @@ ftvm=$build/bin/ftvm
 ftlog=$build/bin/ftlog
 work=$(mktemp -d "${TMPDIR:-/tmp}/xenft-$NAME.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM
 passed=0
 failed=0
 

@@ -32,6 +32,8 @@ cleanup() {
     done
 }
 trap cleanup EXIT
+# A signal (a timeout, ^C) ends the script through its EXIT trap too.
+trap 'exit 1' INT TERM
 
 mac() {
     ip -n "$1" -o link show "$2" | sed 's/.*link\/ether \([^ ]*\).*/\1/'
