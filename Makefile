@@ -116,7 +116,7 @@ $(BUILD)/obj/rel/tools/libxlft/xen_ft.o: tools/libxlft/xen_ft.c \
 # Drives the xen backend in the lab's dom0 (tests/xenlab/tests).
 all: $(BUILD)/tests/xlft-xen
 $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
-                         $(XLFT_XEN_OBJ)
+                         $(XLFT_XEN_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(XEN_LIBS)
 

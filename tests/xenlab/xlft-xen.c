@@ -11,6 +11,9 @@
  *                                           it fails, state=error and the
  *                                           message go to ft/ in xenstore
  *   xlft-xen check-config DOMID             is the domain fit for FT?
+ *   xlft-xen record-ring DOMID              enable recording, map the
+ *                                           Xen-owned ring, check and
+ *                                           describe it, disable again
  *
  * Exit status 0, 1 with a message naming what failed, 2 on bad usage.
  */
@@ -33,7 +36,8 @@ static int usage(void)
     fprintf(stderr, "usage: xlft-xen status-write DOMID KEY=VAL...\n"
             "       xlft-xen control-watch DOMID SECONDS\n"
             "       xlft-xen ft-status DOMID\n"
-            "       xlft-xen check-config DOMID\n");
+            "       xlft-xen check-config DOMID\n"
+            "       xlft-xen record-ring DOMID\n");
     return 2;
 }
 
@@ -136,6 +140,42 @@ out:
     return 0;
 }
 
+static int record_ring(uint32_t domid)
+{
+    struct xlft_xen_ft_status st;
+    struct xlft_xen_ring r;
+    struct xlft_xen *x = NULL;
+    char err[512] = "";
+    int rc = xlft_xen_open(&x, err, sizeof(err));
+
+    if (!rc)
+        rc = xlft_xen_ft_enable_record(x, domid, 0, &st, err, sizeof(err));
+    if (!rc) {
+        printf("enabled: state %s frames %" PRIu32 " port %" PRIu32 "\n",
+               xlft_xen_ft_state_name(st.state), st.nr_frames, st.port);
+        rc = xlft_xen_ring_map(x, domid, &st, FT_RING_RECORD, &r, err,
+                               sizeof(err));
+        if (!rc) {
+            int avail = ft_ring_avail(&r.ring);
+
+            printf("ring: %" PRIu32 " bytes mapped, a record ring of ABI "
+                   "%u, %d bytes of records in it\n", r.size,
+                   FT_ABI_VERSION, avail);
+            xlft_xen_ring_unmap(x, &r);
+        }
+        if (xlft_xen_ft_disable(x, domid, err + strlen(err),
+                                sizeof(err) - strlen(err)) && !rc)
+            rc = -EIO;
+    }
+    if (!rc && !(rc = xlft_xen_ft_status(x, domid, &st, err, sizeof(err))))
+        printf("disabled: state %s\n", xlft_xen_ft_state_name(st.state));
+    if (x)
+        xlft_xen_close(x);
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    return rc ? 1 : 0;
+}
+
 static int ft_status(uint32_t domid)
 {
     struct xlft_xen_ft_status st;
@@ -201,5 +241,7 @@ int main(int argc, char **argv)
         return ft_status(domid);
     if (!strcmp(argv[1], "check-config") && argc == 3)
         return check_config(domid);
+    if (!strcmp(argv[1], "record-ring") && argc == 3)
+        return record_ring(domid);
     return usage();
 }

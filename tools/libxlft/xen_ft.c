@@ -10,6 +10,7 @@
  */
 #define __XEN_TOOLS__ 1
 #include <errno.h>
+#include <sys/mman.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,65 @@ int xlft_xen_ft_status(struct xlft_xen *x, uint32_t domid,
     st->log_version = op.log_version;
     st->seq = op.seq;
     return 0;
+}
+
+int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
+                              uint32_t ring_data,
+                              struct xlft_xen_ft_status *st, char *err,
+                              size_t errlen)
+{
+    struct xen_domctl_ft_op op = { .cmd = XEN_DOMCTL_ft_enable_record,
+                                   .ring_data = ring_data };
+    int rc = ft_op(x, domid, &op, err, errlen);
+
+    if (rc)
+        return rc;
+    /* What the ring now is, as status reports it. */
+    return xlft_xen_ft_status(x, domid, st, err, errlen);
+}
+
+int xlft_xen_ft_disable(struct xlft_xen *x, uint32_t domid, char *err,
+                        size_t errlen)
+{
+    struct xen_domctl_ft_op op = { .cmd = XEN_DOMCTL_ft_disable };
+
+    return ft_op(x, domid, &op, err, errlen);
+}
+
+int xlft_xen_ring_map(struct xlft_xen *x, uint32_t domid,
+                      const struct xlft_xen_ft_status *st, uint32_t role,
+                      struct xlft_xen_ring *r, char *err, size_t errlen)
+{
+    int rc;
+
+    memset(r, 0, sizeof(*r));
+    r->res = xenforeignmemory_map_resource(x->fmem, domid,
+                                           XENMEM_resource_ft, 0, 0,
+                                           st->nr_frames, &r->mem,
+                                           PROT_READ | PROT_WRITE, 0);
+    if (!r->res) {
+        rc = -errno;
+        snprintf(err, errlen, "domain %u: cannot map the FT ring (%u "
+                 "frames): %s", domid, st->nr_frames, strerror(errno));
+        return rc;
+    }
+    r->size = st->nr_frames * 4096u;
+    rc = ft_ring_attach(&r->ring, r->mem, r->size, role);
+    if (rc) {
+        snprintf(err, errlen, "domain %u: the hypervisor's ring is not one "
+                 "this libxlft reads: %s", domid, ft_strerror(rc));
+        xlft_xen_ring_unmap(x, r);
+        return rc == FT_EPROTONOSUPPORT ? -EPROTONOSUPPORT : -EPROTO;
+    }
+    return 0;
+}
+
+void xlft_xen_ring_unmap(struct xlft_xen *x, struct xlft_xen_ring *r)
+{
+    (void)x;
+    if (r->res)
+        xenforeignmemory_unmap_resource(x->fmem, r->res);
+    memset(r, 0, sizeof(*r));
 }
 
 const char *xlft_xen_ft_state_name(uint32_t state)

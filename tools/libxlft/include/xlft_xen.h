@@ -15,6 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <xenforeignmemory.h>
+
+#include "ft_ring.h"
+
 struct xlft_xen;
 
 /* What XEN_DOMCTL_ft_op reports; 'state' is one of XLFT_XEN_FT_*. */
@@ -43,6 +47,33 @@ void xlft_xen_close(struct xlft_xen *x);
 int xlft_xen_ft_status(struct xlft_xen *x, uint32_t domid,
                        struct xlft_xen_ft_status *st, char *err,
                        size_t errlen);
+
+/* Start recording into a new ring of 'ring_data' bytes (0: 1 MiB). */
+int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
+                              uint32_t ring_data,
+                              struct xlft_xen_ft_status *st, char *err,
+                              size_t errlen);
+/* Stop recording or replaying; the hypervisor frees the ring. */
+int xlft_xen_ft_disable(struct xlft_xen *x, uint32_t domid, char *err,
+                        size_t errlen);
+
+/* The Xen-owned ring, mapped into dom0 with acquire_resource. */
+struct xlft_xen_ring {
+    xenforeignmemory_resource_handle *res;
+    void *mem;
+    uint32_t size;
+    struct ft_ring ring;
+};
+
+/*
+ * Map the ring 'st' describes and check it for 'role' (FT_RING_RECORD or
+ * FT_RING_REPLAY): -EPROTO or -EPROTONOSUPPORT if it is not a ring this
+ * side reads.
+ */
+int xlft_xen_ring_map(struct xlft_xen *x, uint32_t domid,
+                      const struct xlft_xen_ft_status *st, uint32_t role,
+                      struct xlft_xen_ring *r, char *err, size_t errlen);
+void xlft_xen_ring_unmap(struct xlft_xen *x, struct xlft_xen_ring *r);
 
 /* "off", "record", "replay" or "unknown". */
 const char *xlft_xen_ft_state_name(uint32_t state);
