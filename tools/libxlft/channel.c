@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include <event2/util.h>
 
 #include "xlft_channel.h"
+#include "say.h"
 
 #define HANDSHAKE_MS_DEFAULT 5000u
 /* How long a closing channel tries to send what is queued. */
@@ -62,18 +62,6 @@ struct xlft_chan {
     int err;
     char why[WHY_MAX];
 };
-
-__attribute__((format(printf, 3, 4)))
-static void say(char *msg, size_t msglen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!msg || !msglen)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, msglen, fmt, ap);
-    va_end(ap);
-}
 
 static void log_line(struct xlft_chan *c, const char *text)
 {
@@ -398,7 +386,7 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
     *cp = NULL;
     if (!cfg->base || cfg->fd < 0 || cfg->in_max < XLFT_FRAME_MAX ||
         cfg->out_max < XLFT_FRAME_MAX) {
-        say(msg, msglen, "channel: no event base or socket, or a buffer "
+        xlft_say(msg, msglen, "channel: no event base or socket, or a buffer "
             "bound under %u bytes", XLFT_FRAME_MAX);
         if (cfg->fd >= 0)
             close(cfg->fd);
@@ -407,7 +395,7 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
     c = calloc(1, sizeof(*c));
     if (!c) {
         close(cfg->fd);
-        say(msg, msglen, "channel: out of memory");
+        xlft_say(msg, msglen, "channel: out of memory");
         return -ENOMEM;
     }
     c->cfg = *cfg;
@@ -423,7 +411,7 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
     c->bev = bufferevent_socket_new(cfg->base, cfg->fd, 0);
     if (!c->bev) {
         close(cfg->fd);
-        say(msg, msglen, "channel: cannot create a bufferevent");
+        xlft_say(msg, msglen, "channel: cannot create a bufferevent");
         rc = -ENOMEM;
         goto fail;
     }
@@ -436,7 +424,7 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
     c->down = evtimer_new(cfg->base, down_cb, c);
     c->rd = event_new(cfg->base, cfg->fd, EV_READ | EV_PERSIST, rd_cb, c);
     if (!c->frame || !c->timer || !c->kick || !c->down || !c->rd) {
-        say(msg, msglen, "channel: out of memory");
+        xlft_say(msg, msglen, "channel: out of memory");
         rc = -ENOMEM;
         goto fail;
     }
@@ -457,7 +445,7 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
     tv.tv_usec = c->cfg.handshake_ms % 1000 * 1000;
     if (evtimer_add(c->timer, &tv) || event_add(c->rd, NULL) ||
         bufferevent_enable(c->bev, EV_WRITE)) {
-        say(msg, msglen, "channel: cannot arm its events");
+        xlft_say(msg, msglen, "channel: cannot arm its events");
         rc = -EIO;
         goto fail;
     }

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 
 #include "ft_log.h"
 #include "xlft_crypto.h"
+#include "say.h"
 
 #define IV_SIZE     12u
 #define OKM_SIZE    (2 * (XLFT_KEY_SIZE + IV_SIZE) + XLFT_KEY_SIZE)
@@ -61,18 +61,6 @@ struct xlft_session {
     struct dir tx, rx;
 };
 
-__attribute__((format(printf, 3, 4)))
-static void say(char *msg, size_t msglen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!msg || !msglen)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, msglen, fmt, ap);
-    va_end(ap);
-}
-
 static int hexval(int c)
 {
     if (c >= '0' && c <= '9')
@@ -96,21 +84,21 @@ int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         err = errno;
-        say(msg, msglen, "key file %s: %s", path, strerror(err));
+        xlft_say(msg, msglen, "key file %s: %s", path, strerror(err));
         return -err;
     }
     if (fstat(fd, &st)) {
         err = errno;
-        say(msg, msglen, "key file %s: %s", path, strerror(err));
+        xlft_say(msg, msglen, "key file %s: %s", path, strerror(err));
         goto out;
     }
     if (!S_ISREG(st.st_mode)) {
-        say(msg, msglen, "key file %s is not a regular file", path);
+        xlft_say(msg, msglen, "key file %s is not a regular file", path);
         err = EINVAL;
         goto out;
     }
     if (st.st_mode & 077) {
-        say(msg, msglen, "key file %s may be read or written by group or "
+        xlft_say(msg, msglen, "key file %s may be read or written by group or "
             "others (mode %04o); make it mode 0600", path,
             (unsigned int)(st.st_mode & 07777));
         err = EPERM;
@@ -123,7 +111,7 @@ int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
             continue;
         if (n < 0) {
             err = errno;
-            say(msg, msglen, "key file %s: %s", path, strerror(err));
+            xlft_say(msg, msglen, "key file %s: %s", path, strerror(err));
             goto out;
         }
         if (n == 0)
@@ -132,7 +120,7 @@ int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
     }
     if (got == sizeof(text) ||
         (got == 2 * XLFT_KEY_SIZE + 1 && text[got - 1] != '\n')) {
-        say(msg, msglen, "key file %s holds more than %u hex digits and a "
+        xlft_say(msg, msglen, "key file %s holds more than %u hex digits and a "
             "newline", path, 2 * XLFT_KEY_SIZE);
         err = EINVAL;
         goto out;
@@ -141,14 +129,14 @@ int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
         got--;
     for (size_t i = 0; i < got; i++) {
         if (hexval((unsigned char)text[i]) < 0) {
-            say(msg, msglen, "key file %s: byte %zu (0x%02x) is not a hex "
+            xlft_say(msg, msglen, "key file %s: byte %zu (0x%02x) is not a hex "
                 "digit", path, i, (unsigned char)text[i]);
             err = EINVAL;
             goto out;
         }
     }
     if (got != 2 * XLFT_KEY_SIZE) {
-        say(msg, msglen, "key file %s holds %zu hex digits; a key is %u",
+        xlft_say(msg, msglen, "key file %s holds %zu hex digits; a key is %u",
             path, got, 2 * XLFT_KEY_SIZE);
         err = EINVAL;
         goto out;
@@ -172,19 +160,19 @@ int xlft_session_new(struct xlft_session **sp,
     if (!cfg->key || (cfg->role != XLFT_ROLE_PRIMARY &&
                       cfg->role != XLFT_ROLE_SECONDARY) ||
         (cfg->enc != XLFT_ENC_DISABLED && cfg->enc != XLFT_ENC_REQUIRED)) {
-        say(msg, msglen, "session: no key, or role %u or encryption %u "
+        xlft_say(msg, msglen, "session: no key, or role %u or encryption %u "
             "undefined", cfg->role, cfg->enc);
         return -EINVAL;
     }
     s = calloc(1, sizeof(*s));
     if (!s) {
-        say(msg, msglen, "session: out of memory");
+        xlft_say(msg, msglen, "session: out of memory");
         return -ENOMEM;
     }
     s->tx.ctx = EVP_CIPHER_CTX_new();
     s->rx.ctx = EVP_CIPHER_CTX_new();
     if (!s->tx.ctx || !s->rx.ctx) {
-        say(msg, msglen, "session: cannot create cipher contexts");
+        xlft_say(msg, msglen, "session: cannot create cipher contexts");
         xlft_session_free(s);
         return -ENOMEM;
     }
@@ -382,11 +370,11 @@ static int seal(struct xlft_session *s, const struct xlft_msg *m,
     int n;
 
     if (s->tx.seq == UINT64_MAX) {
-        say(msg, msglen, "frame sequence numbers exhausted");
+        xlft_say(msg, msglen, "frame sequence numbers exhausted");
         return -EOVERFLOW;
     }
     if (cap < XLFT_HDR_SIZE + tag) {
-        say(msg, msglen, "no room for a frame in %zu bytes", cap);
+        xlft_say(msg, msglen, "no room for a frame in %zu bytes", cap);
         return -ENOBUFS;
     }
     n = xlft_payload_put(m, out + XLFT_HDR_SIZE, cap - XLFT_HDR_SIZE - tag,
@@ -397,7 +385,7 @@ static int seal(struct xlft_session *s, const struct xlft_msg *m,
     xlft_hdr_put(out, &h);
     if (enc && gcm_seal(&s->tx, h.seq, out, out + XLFT_HDR_SIZE,
                         (size_t)n)) {
-        say(msg, msglen, "AES-256-GCM encryption failed");
+        xlft_say(msg, msglen, "AES-256-GCM encryption failed");
         return -EIO;
     }
     s->tx.seq++;
@@ -408,11 +396,11 @@ int xlft_session_seal(struct xlft_session *s, const struct xlft_msg *m,
                       uint8_t *out, size_t cap, char *msg, size_t msglen)
 {
     if (s->error) {
-        say(msg, msglen, "the session has failed");
+        xlft_say(msg, msglen, "the session has failed");
         return s->error;
     }
     if (s->state != S_LIVE) {
-        say(msg, msglen, "the handshake is not complete");
+        xlft_say(msg, msglen, "the handshake is not complete");
         return -ENOTCONN;
     }
     return seal(s, m, out, cap, msg, msglen);
@@ -440,7 +428,7 @@ int xlft_session_start(struct xlft_session *s, uint8_t *out, size_t cap,
     int n;
 
     if (s->state != S_START || cap < HELLO_FRAME) {
-        say(msg, msglen, "session: HELLO is the initiator's first frame, "
+        xlft_say(msg, msglen, "session: HELLO is the initiator's first frame, "
             "into %u bytes", HELLO_FRAME);
         return -EINVAL;
     }
@@ -451,14 +439,14 @@ int xlft_session_start(struct xlft_session *s, uint8_t *out, size_t cap,
         .pair_id = s->cfg.pair_id,
     };
     if (RAND_bytes(s->nonce, sizeof(s->nonce)) != 1) {
-        say(msg, msglen, "session: no random bytes for a nonce");
+        xlft_say(msg, msglen, "session: no random bytes for a nonce");
         return -EIO;
     }
     memcpy(m.u.hello.nonce, s->nonce, sizeof(s->nonce));
     /* A HELLO's header says version 1 whatever it offers (WIRE.md). */
     n = put_clear(s, &m, 1, s->hello, sizeof(s->hello), text);
     if (n != HELLO_FRAME) {
-        say(msg, msglen, "session: %s", text);
+        xlft_say(msg, msglen, "session: %s", text);
         return -EIO;
     }
     memcpy(out, s->hello, HELLO_FRAME);
@@ -784,14 +772,14 @@ int xlft_session_recv(struct xlft_session *s, uint8_t *frame, size_t len,
 
     *reply_len = 0;
     if (s->error) {
-        say(msg, msglen, "the session has failed");
+        xlft_say(msg, msglen, "the session has failed");
         return s->error;
     }
     text[0] = '\0';
     rc = recv_frame(s, frame, len, m, reply, reply_len, text);
     if (rc < 0) {
         fail(s, rc, text, reply, reply_len);
-        say(msg, msglen, "%s", text);
+        xlft_say(msg, msglen, "%s", text);
     }
     return rc;
 }

@@ -6,65 +6,13 @@
  * same bytes.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "xlft_frame.h"
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    uint32_t v = 0;
-
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-__attribute__((format(printf, 3, 4)))
-static void say(char *msg, size_t msglen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!msg || !msglen)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, msglen, fmt, ap);
-    va_end(ap);
-}
+#include "bytes.h"
+#include "say.h"
 
 const char *xlft_type_name(unsigned int type)
 {
@@ -87,12 +35,12 @@ const char *xlft_type_name(unsigned int type)
 
 void xlft_hdr_put(uint8_t out[XLFT_HDR_SIZE], const struct xlft_hdr *h)
 {
-    put32(out, XLFT_WIRE_MAGIC);
+    xlft_put32(out, XLFT_WIRE_MAGIC);
     out[4] = h->version;
     out[5] = h->type;
-    put16(out + 6, h->flags);
-    put32(out + 8, h->len);
-    put64(out + 12, h->seq);
+    xlft_put16(out + 6, h->flags);
+    xlft_put32(out + 8, h->len);
+    xlft_put64(out + 12, h->seq);
 }
 
 int xlft_hdr_get(const uint8_t *buf, size_t len, struct xlft_hdr *h,
@@ -101,41 +49,41 @@ int xlft_hdr_get(const uint8_t *buf, size_t len, struct xlft_hdr *h,
     uint32_t magic;
 
     if (len < XLFT_HDR_SIZE) {
-        say(msg, msglen, "frame header cut short: %zu of %u bytes", len,
+        xlft_say(msg, msglen, "frame header cut short: %zu of %u bytes", len,
             XLFT_HDR_SIZE);
         return -ENODATA;
     }
-    magic = get32(buf);
+    magic = xlft_get32(buf);
     h->version = buf[4];
     h->type = buf[5];
-    h->flags = get16(buf + 6);
-    h->len = get32(buf + 8);
-    h->seq = get64(buf + 12);
+    h->flags = xlft_get16(buf + 6);
+    h->len = xlft_get32(buf + 8);
+    h->seq = xlft_get64(buf + 12);
     if (magic != XLFT_WIRE_MAGIC) {
-        say(msg, msglen, "not a logging channel frame: magic 0x%08x, "
+        xlft_say(msg, msglen, "not a logging channel frame: magic 0x%08x, "
             "want 0x%08x", magic, XLFT_WIRE_MAGIC);
         return -EBADMSG;
     }
     if (h->version < XLFT_WIRE_VERSION_MIN ||
         h->version > XLFT_WIRE_VERSION_MAX) {
-        say(msg, msglen, "frame %llu is channel version %u; this side "
+        xlft_say(msg, msglen, "frame %llu is channel version %u; this side "
             "speaks versions %u to %u", (unsigned long long)h->seq,
             h->version, XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX);
         return -EPROTONOSUPPORT;
     }
     if (h->type < 1 || h->type > XLFT_T_MAX) {
-        say(msg, msglen, "frame %llu has unknown type %u",
+        xlft_say(msg, msglen, "frame %llu has unknown type %u",
             (unsigned long long)h->seq, h->type);
         return -ENOMSG;
     }
     if (h->flags & ~XLFT_F_ALL) {
-        say(msg, msglen, "%s frame %llu has undefined flags 0x%04x",
+        xlft_say(msg, msglen, "%s frame %llu has undefined flags 0x%04x",
             xlft_type_name(h->type), (unsigned long long)h->seq,
             h->flags & ~XLFT_F_ALL);
         return -EBADMSG;
     }
     if (h->len > XLFT_FRAME_MAX - XLFT_HDR_SIZE) {
-        say(msg, msglen, "%s frame %llu claims %u payload bytes, over the "
+        xlft_say(msg, msglen, "%s frame %llu claims %u payload bytes, over the "
             "limit of %u", xlft_type_name(h->type),
             (unsigned long long)h->seq, h->len,
             XLFT_FRAME_MAX - XLFT_HDR_SIZE);
@@ -191,12 +139,12 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
         const struct xlft_hello *h = &m->u.hello;
 
         if (h->ver_min < 1 || h->ver_min > h->ver_max) {
-            say(msg, msglen, "HELLO: version range %u-%u is empty or "
+            xlft_say(msg, msglen, "HELLO: version range %u-%u is empty or "
                 "starts at 0", h->ver_min, h->ver_max);
             return -1;
         }
         if (!role_ok(h->role) || !enc_ok(h->enc) || !h->log_version) {
-            say(msg, msglen, "HELLO: role %u, encryption %u or log "
+            xlft_say(msg, msglen, "HELLO: role %u, encryption %u or log "
                 "version %u undefined", h->role, h->enc, h->log_version);
             return -1;
         }
@@ -207,7 +155,7 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
 
         if (!a->version || !role_ok(a->role) || !enc_ok(a->enc) ||
             !a->log_version) {
-            say(msg, msglen, "HELLO_ACK: version %u, role %u, encryption "
+            xlft_say(msg, msglen, "HELLO_ACK: version %u, role %u, encryption "
                 "%u or log version %u undefined", a->version, a->role,
                 a->enc, a->log_version);
             return -1;
@@ -218,13 +166,13 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
         const struct xlft_log *l = &m->u.log;
 
         if (!l->first_seq || !l->count || l->count > l->len) {
-            say(msg, msglen, "LOG: first record %llu, %u records in %u "
+            xlft_say(msg, msglen, "LOG: first record %llu, %u records in %u "
                 "bytes", (unsigned long long)l->first_seq, l->count,
                 l->len);
             return -1;
         }
         if (l->count - 1 > UINT64_MAX - l->first_seq) {
-            say(msg, msglen, "LOG: %u records from %llu pass the last "
+            xlft_say(msg, msglen, "LOG: %u records from %llu pass the last "
                 "sequence number", l->count,
                 (unsigned long long)l->first_seq);
             return -1;
@@ -233,7 +181,7 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
     }
     case XLFT_T_ACK:
         if (m->u.ack.replayed > m->u.ack.acked) {
-            say(msg, msglen, "ACK: record %llu replayed but only %llu held",
+            xlft_say(msg, msglen, "ACK: record %llu replayed but only %llu held",
                 (unsigned long long)m->u.ack.replayed,
                 (unsigned long long)m->u.ack.acked);
             return -1;
@@ -244,7 +192,7 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
 
         if (s->offset > s->total || s->len > s->total - s->offset ||
             (!s->len && s->total)) {
-            say(msg, msglen, "STATE: %u bytes at offset %llu of a %llu-byte "
+            xlft_say(msg, msglen, "STATE: %u bytes at offset %llu of a %llu-byte "
                 "stream", s->len, (unsigned long long)s->offset,
                 (unsigned long long)s->total);
             return -1;
@@ -255,16 +203,16 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
         const struct xlft_error *e = &m->u.error;
 
         if (e->code < 1 || e->code > XLFT_ERR_MAX) {
-            say(msg, msglen, "ERROR: unknown code %u", e->code);
+            xlft_say(msg, msglen, "ERROR: unknown code %u", e->code);
             return -1;
         }
         if (e->len > XLFT_ERROR_REASON_MAX || e->reason[e->len]) {
-            say(msg, msglen, "ERROR: reason of %u bytes", e->len);
+            xlft_say(msg, msglen, "ERROR: reason of %u bytes", e->len);
             return -1;
         }
         for (unsigned int i = 0; i < e->len; i++) {
             if (e->reason[i] < 0x20 || e->reason[i] > 0x7e) {
-                say(msg, msglen, "ERROR: reason has byte 0x%02x at %u",
+                xlft_say(msg, msglen, "ERROR: reason has byte 0x%02x at %u",
                     (uint8_t)e->reason[i], i);
                 return -1;
             }
@@ -276,7 +224,7 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
     case XLFT_T_SHUTDOWN:
         return 0;
     default:
-        say(msg, msglen, "unknown frame type %u (%s)", m->type, name);
+        xlft_say(msg, msglen, "unknown frame type %u (%s)", m->type, name);
         return -1;
     }
 }
@@ -298,12 +246,12 @@ int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
     if (!fixed_size(m->type) || check_msg(m, msg, msglen))
         return -EINVAL;
     if (n > XLFT_PLAIN_MAX) {
-        say(msg, msglen, "%s payload of %zu bytes is over the limit of %u",
+        xlft_say(msg, msglen, "%s payload of %zu bytes is over the limit of %u",
             xlft_type_name(m->type), n, XLFT_PLAIN_MAX);
         return -EINVAL;
     }
     if (n > cap) {
-        say(msg, msglen, "%s payload of %zu bytes does not fit in %zu",
+        xlft_say(msg, msglen, "%s payload of %zu bytes does not fit in %zu",
             xlft_type_name(m->type), n, cap);
         return -ENOBUFS;
     }
@@ -311,62 +259,62 @@ int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
     case XLFT_T_HELLO: {
         const struct xlft_hello *h = &m->u.hello;
 
-        put16(out, h->ver_min);
-        put16(out + 2, h->ver_max);
+        xlft_put16(out, h->ver_min);
+        xlft_put16(out + 2, h->ver_max);
         out[4] = h->role;
         out[5] = h->enc;
-        put16(out + 6, h->log_version);
-        put32(out + 8, h->domid);
-        put64(out + 12, h->pair_id);
+        xlft_put16(out + 6, h->log_version);
+        xlft_put32(out + 8, h->domid);
+        xlft_put64(out + 12, h->pair_id);
         memcpy(out + 20, h->nonce, XLFT_NONCE_SIZE);
         break;
     }
     case XLFT_T_HELLO_ACK: {
         const struct xlft_hello_ack *a = &m->u.hello_ack;
 
-        put16(out, a->version);
+        xlft_put16(out, a->version);
         out[2] = a->role;
         out[3] = a->enc;
-        put16(out + 4, a->log_version);
-        put32(out + 6, a->domid);
-        put64(out + 10, a->pair_id);
+        xlft_put16(out + 4, a->log_version);
+        xlft_put32(out + 6, a->domid);
+        xlft_put64(out + 10, a->pair_id);
         memcpy(out + 18, a->nonce, XLFT_NONCE_SIZE);
         memcpy(out + 50, a->mac, XLFT_MAC_SIZE);
         break;
     }
     case XLFT_T_LOG:
-        put64(out, m->u.log.first_seq);
-        put64(out + 8, m->u.log.sent_ns);
-        put32(out + 16, m->u.log.count);
+        xlft_put64(out, m->u.log.first_seq);
+        xlft_put64(out + 8, m->u.log.sent_ns);
+        xlft_put32(out + 16, m->u.log.count);
         memmove(out + XLFT_LOG_HDR_SIZE, m->u.log.recs, m->u.log.len);
         break;
     case XLFT_T_ACK:
-        put64(out, m->u.ack.acked);
-        put64(out + 8, m->u.ack.replayed);
-        put64(out + 16, m->u.ack.echo_ns);
-        put64(out + 24, m->u.ack.recv_ns);
+        xlft_put64(out, m->u.ack.acked);
+        xlft_put64(out + 8, m->u.ack.replayed);
+        xlft_put64(out + 16, m->u.ack.echo_ns);
+        xlft_put64(out + 24, m->u.ack.recv_ns);
         break;
     case XLFT_T_HEARTBEAT:
-        put64(out, m->u.heartbeat.sent_ns);
-        put64(out + 8, m->u.heartbeat.echo_ns);
+        xlft_put64(out, m->u.heartbeat.sent_ns);
+        xlft_put64(out + 8, m->u.heartbeat.echo_ns);
         break;
     case XLFT_T_STATE:
-        put64(out, m->u.state.offset);
-        put64(out + 8, m->u.state.total);
-        put64(out + 16, m->u.state.base_seq);
+        xlft_put64(out, m->u.state.offset);
+        xlft_put64(out + 8, m->u.state.total);
+        xlft_put64(out + 16, m->u.state.base_seq);
         if (m->u.state.len)
             memmove(out + XLFT_STATE_HDR_SIZE, m->u.state.data,
                     m->u.state.len);
         break;
     case XLFT_T_GOLIVE:
-        put64(out, m->u.golive_seq);
+        xlft_put64(out, m->u.golive_seq);
         break;
     case XLFT_T_SHUTDOWN:
-        put64(out, m->u.shutdown_seq);
+        xlft_put64(out, m->u.shutdown_seq);
         break;
     case XLFT_T_ERROR:
-        put32(out, m->u.error.code);
-        put16(out + 4, m->u.error.len);
+        xlft_put32(out, m->u.error.code);
+        xlft_put16(out + 4, m->u.error.len);
         memcpy(out + XLFT_ERROR_HDR_SIZE, m->u.error.reason,
                m->u.error.len);
         break;
@@ -383,16 +331,16 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
                type == XLFT_T_ERROR;
 
     if (!fixed) {
-        say(msg, msglen, "unknown frame type %u", type);
+        xlft_say(msg, msglen, "unknown frame type %u", type);
         return -ENOMSG;
     }
     if (len > XLFT_PLAIN_MAX) {
-        say(msg, msglen, "%s payload of %zu bytes is over the limit of %u",
+        xlft_say(msg, msglen, "%s payload of %zu bytes is over the limit of %u",
             name, len, XLFT_PLAIN_MAX);
         return -EBADMSG;
     }
     if (len < fixed || (len != fixed && !var)) {
-        say(msg, msglen, "%s payload of %zu bytes; it takes %s%zu", name,
+        xlft_say(msg, msglen, "%s payload of %zu bytes; it takes %s%zu", name,
             len, var ? "at least " : "", fixed);
         return -EBADMSG;
     }
@@ -402,65 +350,65 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
     case XLFT_T_HELLO: {
         struct xlft_hello *h = &m->u.hello;
 
-        h->ver_min = get16(p);
-        h->ver_max = get16(p + 2);
+        h->ver_min = xlft_get16(p);
+        h->ver_max = xlft_get16(p + 2);
         h->role = p[4];
         h->enc = p[5];
-        h->log_version = get16(p + 6);
-        h->domid = get32(p + 8);
-        h->pair_id = get64(p + 12);
+        h->log_version = xlft_get16(p + 6);
+        h->domid = xlft_get32(p + 8);
+        h->pair_id = xlft_get64(p + 12);
         memcpy(h->nonce, p + 20, XLFT_NONCE_SIZE);
         break;
     }
     case XLFT_T_HELLO_ACK: {
         struct xlft_hello_ack *a = &m->u.hello_ack;
 
-        a->version = get16(p);
+        a->version = xlft_get16(p);
         a->role = p[2];
         a->enc = p[3];
-        a->log_version = get16(p + 4);
-        a->domid = get32(p + 6);
-        a->pair_id = get64(p + 10);
+        a->log_version = xlft_get16(p + 4);
+        a->domid = xlft_get32(p + 6);
+        a->pair_id = xlft_get64(p + 10);
         memcpy(a->nonce, p + 18, XLFT_NONCE_SIZE);
         memcpy(a->mac, p + 50, XLFT_MAC_SIZE);
         break;
     }
     case XLFT_T_LOG:
-        m->u.log.first_seq = get64(p);
-        m->u.log.sent_ns = get64(p + 8);
-        m->u.log.count = get32(p + 16);
+        m->u.log.first_seq = xlft_get64(p);
+        m->u.log.sent_ns = xlft_get64(p + 8);
+        m->u.log.count = xlft_get32(p + 16);
         m->u.log.len = (uint32_t)(len - fixed);
         m->u.log.recs = p + fixed;
         break;
     case XLFT_T_ACK:
-        m->u.ack.acked = get64(p);
-        m->u.ack.replayed = get64(p + 8);
-        m->u.ack.echo_ns = get64(p + 16);
-        m->u.ack.recv_ns = get64(p + 24);
+        m->u.ack.acked = xlft_get64(p);
+        m->u.ack.replayed = xlft_get64(p + 8);
+        m->u.ack.echo_ns = xlft_get64(p + 16);
+        m->u.ack.recv_ns = xlft_get64(p + 24);
         break;
     case XLFT_T_HEARTBEAT:
-        m->u.heartbeat.sent_ns = get64(p);
-        m->u.heartbeat.echo_ns = get64(p + 8);
+        m->u.heartbeat.sent_ns = xlft_get64(p);
+        m->u.heartbeat.echo_ns = xlft_get64(p + 8);
         break;
     case XLFT_T_STATE:
-        m->u.state.offset = get64(p);
-        m->u.state.total = get64(p + 8);
-        m->u.state.base_seq = get64(p + 16);
+        m->u.state.offset = xlft_get64(p);
+        m->u.state.total = xlft_get64(p + 8);
+        m->u.state.base_seq = xlft_get64(p + 16);
         m->u.state.len = (uint32_t)(len - fixed);
         m->u.state.data = p + fixed;
         break;
     case XLFT_T_GOLIVE:
-        m->u.golive_seq = get64(p);
+        m->u.golive_seq = xlft_get64(p);
         break;
     case XLFT_T_SHUTDOWN:
-        m->u.shutdown_seq = get64(p);
+        m->u.shutdown_seq = xlft_get64(p);
         break;
     case XLFT_T_ERROR: {
-        uint16_t rlen = get16(p + 4);
+        uint16_t rlen = xlft_get16(p + 4);
 
-        m->u.error.code = get32(p);
+        m->u.error.code = xlft_get32(p);
         if (rlen != len - fixed || rlen > XLFT_ERROR_REASON_MAX) {
-            say(msg, msglen, "ERROR: reason length %u in a %zu-byte "
+            xlft_say(msg, msglen, "ERROR: reason length %u in a %zu-byte "
                 "payload", rlen, len);
             return -EBADMSG;
         }
@@ -499,7 +447,7 @@ int xlft_frame_put(const struct xlft_msg *m, uint8_t version, uint64_t seq,
     int n;
 
     if (cap < XLFT_HDR_SIZE) {
-        say(msg, msglen, "no room for a frame header in %zu bytes", cap);
+        xlft_say(msg, msglen, "no room for a frame header in %zu bytes", cap);
         return -ENOBUFS;
     }
     n = xlft_payload_put(m, out + XLFT_HDR_SIZE, cap - XLFT_HDR_SIZE,
@@ -519,13 +467,13 @@ int xlft_frame_get(const uint8_t *buf, size_t len, struct xlft_hdr *h,
     if (rc)
         return rc;
     if (h->flags & XLFT_F_ENCRYPTED) {
-        say(msg, msglen, "%s frame %llu is encrypted, and no session "
+        xlft_say(msg, msglen, "%s frame %llu is encrypted, and no session "
             "holds its key", xlft_type_name(h->type),
             (unsigned long long)h->seq);
         return -EBADMSG;
     }
     if (len - XLFT_HDR_SIZE < h->len) {
-        say(msg, msglen, "%s frame %llu cut short: %zu of %u payload bytes",
+        xlft_say(msg, msglen, "%s frame %llu cut short: %zu of %u payload bytes",
             xlft_type_name(h->type), (unsigned long long)h->seq,
             len - XLFT_HDR_SIZE, h->len);
         return -ENODATA;

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,8 @@
 
 #include "ft_log.h"
 #include "xlft_logfile.h"
+#include "bytes.h"
+#include "say.h"
 
 #define FILE_MAGIC    "XENFTLOG"
 #define FILE_HDR_SIZE 32u
@@ -47,49 +48,6 @@ struct xlft_logr {
     int error;             /* the first error, returned from then on */
 };
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-    uint32_t v = 0;
-
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-__attribute__((format(printf, 3, 4)))
-static void say(char *msg, size_t msglen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!msg || !msglen)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, msglen, fmt, ap);
-    va_end(ap);
-}
-
-
 /* A failed write leaves the file in an unknown state: it is final. */
 static int write_all(struct xlft_logw *w, const void *p, size_t n,
                      char *msg, size_t msglen)
@@ -97,7 +55,7 @@ static int write_all(struct xlft_logw *w, const void *p, size_t n,
     if (fwrite(p, 1, n, w->fp) != n || fflush(w->fp)) {
         int err = errno ? errno : EIO;
 
-        say(msg, msglen, "%s: write failed: %s", w->path, strerror(err));
+        xlft_say(msg, msglen, "%s: write failed: %s", w->path, strerror(err));
         w->error = -err;
         return -err;
     }
@@ -109,13 +67,13 @@ static int write_block(struct xlft_logw *w, uint32_t flags,
 {
     uint8_t *h = w->buf;
 
-    put_le32(h, BLOCK_MAGIC);
-    put_le32(h + 4, (uint32_t)w->len);
-    put_le64(h + 8, w->block_seq);
-    put_le32(h + 16, w->nrec);
-    put_le32(h + 20, flags);
-    put_le64(h + 24, XXH3_64bits(h + BLOCK_HDR_SIZE, w->len));
-    put_le64(h + 32, XXH3_64bits(h, 32));
+    xlft_put32(h, BLOCK_MAGIC);
+    xlft_put32(h + 4, (uint32_t)w->len);
+    xlft_put64(h + 8, w->block_seq);
+    xlft_put32(h + 16, w->nrec);
+    xlft_put32(h + 20, flags);
+    xlft_put64(h + 24, XXH3_64bits(h + BLOCK_HDR_SIZE, w->len));
+    xlft_put64(h + 32, XXH3_64bits(h, 32));
     errno = 0;
     int rc = write_all(w, h, BLOCK_HDR_SIZE + w->len, msg, msglen);
     if (rc)
@@ -135,26 +93,26 @@ int xlft_logw_open(struct xlft_logw **out, const char *path,
 
     *out = NULL;
     if (!w) {
-        say(msg, msglen, "%s: out of memory", path);
+        xlft_say(msg, msglen, "%s: out of memory", path);
         return -ENOMEM;
     }
     w->path = strdup(path);
     w->buf = malloc(BLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET + FT_LOG_REC_MAX);
     if (!w->path || !w->buf) {
-        say(msg, msglen, "%s: out of memory", path);
+        xlft_say(msg, msglen, "%s: out of memory", path);
         rc = -ENOMEM;
         goto fail;
     }
     w->fp = fopen(path, "wb");
     if (!w->fp) {
         rc = -errno;
-        say(msg, msglen, "cannot create %s: %s", path, strerror(errno));
+        xlft_say(msg, msglen, "cannot create %s: %s", path, strerror(errno));
         goto fail;
     }
     memcpy(hdr, FILE_MAGIC, 8);
-    put_le32(hdr + 8, FT_LOG_VERSION);
-    put_le32(hdr + 12, FILE_HDR_SIZE);
-    put_le64(hdr + 24, XXH3_64bits(hdr, 24));
+    xlft_put32(hdr + 8, FT_LOG_VERSION);
+    xlft_put32(hdr + 12, FILE_HDR_SIZE);
+    xlft_put64(hdr + 24, XXH3_64bits(hdr, 24));
     w->block_seq = 1;
     ft_codec_init(&w->codec);
     errno = 0;
@@ -181,19 +139,19 @@ int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
     int n;
 
     if (w->error) {
-        say(msg, msglen, "%s: log unusable after an earlier write error",
+        xlft_say(msg, msglen, "%s: log unusable after an earlier write error",
             w->path);
         return w->error;
     }
     if (len > INT32_MAX) {
-        say(msg, msglen, "%s: %zu bytes in one append (at most %d)",
+        xlft_say(msg, msglen, "%s: %zu bytes in one append (at most %d)",
             w->path, len, INT32_MAX);
         return -EINVAL;
     }
     /* Check every value first, so that a bad call appends nothing. */
     n = ft_log_check(&next, recs, (uint32_t)len, &nrec);
     if (n < 0 || (size_t)n != len) {
-        say(msg, msglen, "%s: record %" PRIu64 " to append is %s",
+        xlft_say(msg, msglen, "%s: record %" PRIu64 " to append is %s",
             w->path, w->seq + 1 + nrec, n < 0 ? "malformed" : "incomplete");
         return -EINVAL;
     }
@@ -220,7 +178,7 @@ int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
 int xlft_logw_flush(struct xlft_logw *w, char *msg, size_t msglen)
 {
     if (w->error) {
-        say(msg, msglen, "%s: log unusable after an earlier write error",
+        xlft_say(msg, msglen, "%s: log unusable after an earlier write error",
             w->path);
         return w->error;
     }
@@ -240,11 +198,11 @@ int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen)
         rc = write_block(w, BLOCK_F_END, msg, msglen);
     if (!rc && fsync(fileno(w->fp))) {
         rc = -errno;
-        say(msg, msglen, "%s: fsync failed: %s", w->path, strerror(errno));
+        xlft_say(msg, msglen, "%s: fsync failed: %s", w->path, strerror(errno));
     }
     if (fclose(w->fp) && !rc) {
         rc = -errno;
-        say(msg, msglen, "%s: close failed: %s", w->path, strerror(errno));
+        xlft_say(msg, msglen, "%s: close failed: %s", w->path, strerror(errno));
     }
     free(w->buf);
     free(w->path);
@@ -281,7 +239,7 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
 
     *out = NULL;
     if (!r) {
-        say(msg, msglen, "%s: out of memory", name);
+        xlft_say(msg, msglen, "%s: out of memory", name);
         fclose(fp);
         return -ENOMEM;
     }
@@ -290,40 +248,40 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
     r->cap = BLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET;
     r->buf = malloc(r->cap);
     if (!r->name || !r->buf) {
-        say(msg, msglen, "%s: out of memory", name);
+        xlft_say(msg, msglen, "%s: out of memory", name);
         rc = -ENOMEM;
         goto fail;
     }
     ft_codec_init(&r->codec);
     rc = read_exact(r, hdr, sizeof(hdr), &got);
     if (rc <= 0) {
-        say(msg, msglen, "%s: %s", name, rc < 0 ? "read error"
+        xlft_say(msg, msglen, "%s: %s", name, rc < 0 ? "read error"
             : "too short for a xenft log header");
         rc = rc < 0 ? rc : -EBADMSG;
         goto fail;
     }
     if (memcmp(hdr, FILE_MAGIC, 8)) {
-        say(msg, msglen, "%s: not a xenft log (bad magic)", name);
+        xlft_say(msg, msglen, "%s: not a xenft log (bad magic)", name);
         rc = -EBADMSG;
         goto fail;
     }
     /* Magic and version keep their places in every version; the rest,
      * checksum included, may change with it. */
-    if (get_le32(hdr + 8) != FT_LOG_VERSION) {
-        say(msg, msglen, "%s: log format version %" PRIu32
-            ", this build reads version %u only", name, get_le32(hdr + 8),
+    if (xlft_get32(hdr + 8) != FT_LOG_VERSION) {
+        xlft_say(msg, msglen, "%s: log format version %" PRIu32
+            ", this build reads version %u only", name, xlft_get32(hdr + 8),
             FT_LOG_VERSION);
         rc = -EPROTONOSUPPORT;
         goto fail;
     }
-    if (get_le64(hdr + 24) != XXH3_64bits(hdr, 24)) {
-        say(msg, msglen, "%s: log header checksum mismatch", name);
+    if (xlft_get64(hdr + 24) != XXH3_64bits(hdr, 24)) {
+        xlft_say(msg, msglen, "%s: log header checksum mismatch", name);
         rc = -EBADMSG;
         goto fail;
     }
-    if (get_le32(hdr + 12) != FILE_HDR_SIZE || get_le64(hdr + 16)) {
-        say(msg, msglen, "%s: bad log header size %" PRIu32, name,
-            get_le32(hdr + 12));
+    if (xlft_get32(hdr + 12) != FILE_HDR_SIZE || xlft_get64(hdr + 16)) {
+        xlft_say(msg, msglen, "%s: bad log header size %" PRIu32, name,
+            xlft_get32(hdr + 12));
         rc = -EBADMSG;
         goto fail;
     }
@@ -345,7 +303,7 @@ int xlft_logr_open(struct xlft_logr **out, const char *path,
     if (!fp) {
         int err = errno;
 
-        say(msg, msglen, "cannot open %s: %s", path, strerror(err));
+        xlft_say(msg, msglen, "cannot open %s: %s", path, strerror(err));
         return -err;
     }
     return xlft_logr_open_fp(out, fp, path, msg, msglen);
@@ -367,33 +325,33 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
         return 0;
     rc = read_exact(r, h, BLOCK_HDR_SIZE, &got);
     if (rc < 0) {
-        say(msg, msglen, "%s: read error at offset %" PRIu64, r->name, r->off);
+        xlft_say(msg, msglen, "%s: read error at offset %" PRIu64, r->name, r->off);
         return rc;
     }
     if (rc == 0) {
-        say(msg, msglen, "%s: log ends after record %" PRIu64
+        xlft_say(msg, msglen, "%s: log ends after record %" PRIu64
             " without an end marker (truncated)", r->name, r->seq);
         return -ENODATA;
     }
     /* The header has its own checksum so that a damaged length is
      * reported as damage, not as a cut file. */
-    if (get_le64(h + 32) != XXH3_64bits(h, 32)) {
-        say(msg, msglen, "%s: block header at offset %" PRIu64
+    if (xlft_get64(h + 32) != XXH3_64bits(h, 32)) {
+        xlft_say(msg, msglen, "%s: block header at offset %" PRIu64
             " (after record %" PRIu64 ") is damaged", r->name, r->off,
             r->seq);
         return -EBADMSG;
     }
-    plen = get_le32(h + 4);
-    seq = get_le64(h + 8);
-    count = get_le32(h + 16);
-    flags = get_le32(h + 20);
-    if (get_le32(h) != BLOCK_MAGIC) {
-        say(msg, msglen, "%s: no block at offset %" PRIu64
+    plen = xlft_get32(h + 4);
+    seq = xlft_get64(h + 8);
+    count = xlft_get32(h + 16);
+    flags = xlft_get32(h + 20);
+    if (xlft_get32(h) != BLOCK_MAGIC) {
+        xlft_say(msg, msglen, "%s: no block at offset %" PRIu64
             " (after record %" PRIu64 "): bad magic", r->name, r->off, r->seq);
         return -EBADMSG;
     }
     if (plen > XLFT_LOG_BLOCK_MAX) {
-        say(msg, msglen, "%s: block at offset %" PRIu64 " claims %" PRIu32
+        xlft_say(msg, msglen, "%s: block at offset %" PRIu64 " claims %" PRIu32
             " bytes, more than the %u allowed", r->name, r->off, plen,
             XLFT_LOG_BLOCK_MAX);
         return -EBADMSG;
@@ -402,7 +360,7 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
         uint8_t *bigger = realloc(r->buf, BLOCK_HDR_SIZE + (size_t)plen);
 
         if (!bigger) {
-            say(msg, msglen, "%s: out of memory for a block of %" PRIu32
+            xlft_say(msg, msglen, "%s: out of memory for a block of %" PRIu32
                 " bytes", r->name, plen);
             return -ENOMEM;
         }
@@ -411,35 +369,35 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
     }
     rc = read_exact(r, h + BLOCK_HDR_SIZE, plen, &got);
     if (rc < 0) {
-        say(msg, msglen, "%s: read error in the block at offset %" PRIu64,
+        xlft_say(msg, msglen, "%s: read error in the block at offset %" PRIu64,
             r->name, r->off);
         return rc;
     }
     if (rc == 0) {
-        say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
+        xlft_say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
             PRIu64 ") is cut after %zu of %" PRIu32 " bytes (truncated)",
             r->name, r->off, r->seq + 1, got, plen);
         return -ENODATA;
     }
-    if (get_le64(h + 24) != XXH3_64bits(h + BLOCK_HDR_SIZE, plen)) {
-        say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
+    if (xlft_get64(h + 24) != XXH3_64bits(h + BLOCK_HDR_SIZE, plen)) {
+        xlft_say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
             PRIu64 "): checksum mismatch", r->name, r->off, r->seq + 1);
         return -EBADMSG;
     }
     if (flags & ~BLOCK_F_END) {
-        say(msg, msglen, "%s: block at offset %" PRIu64 " has unknown "
+        xlft_say(msg, msglen, "%s: block at offset %" PRIu64 " has unknown "
             "flags 0x%" PRIx32, r->name, r->off, flags);
         return -EBADMSG;
     }
     if (seq != r->seq + 1) {
-        say(msg, msglen, "%s: block at offset %" PRIu64 " starts at record %"
+        xlft_say(msg, msglen, "%s: block at offset %" PRIu64 " starts at record %"
             PRIu64 ", expected %" PRIu64, r->name, r->off, seq, r->seq + 1);
         return -EBADMSG;
     }
     n = ft_log_check(&next, h + BLOCK_HDR_SIZE, plen, &scanned);
     if (n < 0 || (uint32_t)n != plen || scanned != count ||
         ((flags & BLOCK_F_END) ? count != 0 : count == 0)) {
-        say(msg, msglen, "%s: block at offset %" PRIu64 ": %s at record %"
+        xlft_say(msg, msglen, "%s: block at offset %" PRIu64 ": %s at record %"
             PRIu64, r->name, r->off,
             n < 0 ? "malformed record" : "record count or length mismatch",
             seq + scanned);
@@ -449,12 +407,12 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
     if (flags & BLOCK_F_END) {
         r->ended = true;
         if (fgetc(r->fp) != EOF) {
-            say(msg, msglen, "%s: data after the end marker at offset %"
+            xlft_say(msg, msglen, "%s: data after the end marker at offset %"
                 PRIu64, r->name, r->off);
             return -EBADMSG;
         }
         if (ferror(r->fp)) {
-            say(msg, msglen, "%s: read error after the end marker",
+            xlft_say(msg, msglen, "%s: read error after the end marker",
                 r->name);
             return -EIO;
         }
@@ -474,7 +432,7 @@ int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
                    char *msg, size_t msglen)
 {
     if (r->error) {
-        say(msg, msglen, "%s: reading stopped at an earlier error",
+        xlft_say(msg, msglen, "%s: reading stopped at an earlier error",
             r->name);
         return r->error;
     }
