@@ -15,10 +15,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +25,7 @@
 #include <event2/event.h>
 
 #include "config.h"
+#include "net.h"
 #include "pair.h"
 #include "service.h"
 #include "xlft_crypto.h"
@@ -81,117 +78,19 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     event_base_loopexit(r->base, NULL);
 }
 
-static bool split_hostport(const char *s, char *host, size_t hlen,
-                           char *port, size_t plen)
-{
-    const char *colon = strrchr(s, ':');
-
-    if (!colon || colon == s || !colon[1] ||
-        (size_t)(colon - s) >= hlen || strlen(colon + 1) >= plen)
-        return false;
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = '\0';
-    strcpy(port, colon + 1);
-    return true;
-}
-
-static int tcp_tune(int fd)
-{
-    int one = 1;
-
-    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-/* Connect to HOST:PORT within 10 s: the socket, or -1 with 'why'. */
-static int dial(const char *spec, char *why, size_t len)
-{
-    struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
-    char host[256], port[32];
-    int fd = -1, rc;
-
-    if (!split_hostport(spec, host, sizeof(host), port, sizeof(port))) {
-        snprintf(why, len, "--peer %s: want HOST:PORT", spec);
-        return -1;
-    }
-    rc = getaddrinfo(host, port, &hints, &ai);
-    if (rc) {
-        snprintf(why, len, "peer %s: %s", spec, gai_strerror(rc));
-        return -1;
-    }
-    for (a = ai; a; a = a->ai_next) {
-        struct pollfd p;
-        int err = 0;
-        socklen_t el = sizeof(err);
-
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC |
-                    SOCK_NONBLOCK, a->ai_protocol);
-        if (fd < 0)
-            continue;
-        if (connect(fd, a->ai_addr, a->ai_addrlen) && errno != EINPROGRESS)
-            err = errno;
-        p = (struct pollfd){ .fd = fd, .events = POLLOUT };
-        if (!err && poll(&p, 1, 10000) != 1)
-            err = ETIMEDOUT;
-        if (!err)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
-        if (!err)
-            break;
-        snprintf(why, len, "cannot connect to %s: %s", spec, strerror(err));
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(ai);
-    if (fd >= 0)
-        tcp_tune(fd);
-    return fd;
-}
-
 /* Listen on ADDR:PORT and take the first connection. */
-static int answer(const char *spec, char *peer, size_t plen, char *why,
-                  size_t len)
+static int answer(const char *spec, char *peer, char *why, size_t len)
 {
-    struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-                              .ai_flags = AI_PASSIVE }, *ai;
-    struct sockaddr_storage sa;
-    socklen_t sl = sizeof(sa);
-    char host[256], port[32], h[NI_MAXHOST], s[NI_MAXSERV];
-    int lfd, fd, one = 1, rc;
+    int lfd = ftd_listen(spec, 1, why, len), fd;
 
-    if (!split_hostport(spec, host, sizeof(host), port, sizeof(port))) {
-        snprintf(why, len, "--listen %s: want ADDR:PORT", spec);
+    if (lfd < 0)
         return -1;
-    }
-    rc = getaddrinfo(host, port, &hints, &ai);
-    if (rc) {
-        snprintf(why, len, "listen %s: %s", spec, gai_strerror(rc));
-        return -1;
-    }
-    lfd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-                 ai->ai_protocol);
-    if (lfd < 0 ||
-        setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-        bind(lfd, ai->ai_addr, ai->ai_addrlen) || listen(lfd, 1)) {
-        snprintf(why, len, "cannot listen on %s: %s", spec, strerror(errno));
-        freeaddrinfo(ai);
-        if (lfd >= 0)
-            close(lfd);
-        return -1;
-    }
-    freeaddrinfo(ai);
     printf("ftd: listening on %s\n", spec);
     fflush(stdout);
-    fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
-    close(lfd);
-    if (fd < 0) {
+    fd = ftd_accept(lfd, peer);
+    if (fd < 0)
         snprintf(why, len, "accept on %s: %s", spec, strerror(errno));
-        return -1;
-    }
-    if (getnameinfo((struct sockaddr *)&sa, sl, h, sizeof(h), s, sizeof(s),
-                    NI_NUMERICHOST | NI_NUMERICSERV))
-        snprintf(peer, plen, "?");
-    else
-        snprintf(peer, plen, "%s:%s", h, s);
-    tcp_tune(fd);
+    close(lfd);
     return fd;
 }
 
@@ -268,7 +167,7 @@ int main(int argc, char **argv)
     const char *peer_spec = NULL, *listen_spec = NULL, *key_path = NULL;
     struct pair_cfg cfg = { .encrypt = true };
     uint8_t key[XLFT_KEY_SIZE];
-    char me[256], peer[NI_MAXHOST + NI_MAXSERV + 2], why[600], line[400];
+    char me[256], peer[FTD_PEER_MAX], why[600], line[400];
     struct run run = { 0 };
     struct event *sigs[2];
     struct pair *p;
@@ -346,9 +245,10 @@ int main(int argc, char **argv)
     cfg.key = key;
 
     signal(SIGPIPE, SIG_IGN);
-    fd = cfg.role == PAIR_PRIMARY ? dial(peer_spec, why, sizeof(why))
-                                  : answer(listen_spec, peer, sizeof(peer),
-                                           why, sizeof(why));
+    fd = cfg.role == PAIR_PRIMARY ? ftd_dial(peer_spec, NULL, 10000, why,
+                                             sizeof(why))
+                                  : answer(listen_spec, peer, why,
+                                           sizeof(why));
     if (fd < 0) {
         fprintf(stderr, "ftd: %s %s: %s\n", argv[1], cfg.name, why);
         return 1;

@@ -10,9 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -29,13 +26,13 @@
 #include <event2/event.h>
 
 #include "config.h"
+#include "net.h"
 #include "pair.h"
 #include "service.h"
 #include "xlft_crypto.h"
 #include "xlft_ftvm.h"
 
 #define PAIRS_MAX   FTD_GUESTS_MAX
-#define DEFAULT_PORT "7800"
 
 struct slot {
     struct service *svc;
@@ -246,24 +243,14 @@ static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
 static void on_incoming(evutil_socket_t lfd, short what, void *arg)
 {
     struct service *s = arg;
-    struct sockaddr_storage sa;
-    socklen_t sl_len = sizeof(sa);
-    char host[NI_MAXHOST], serv[NI_MAXSERV], why[300];
-    char peer[NI_MAXHOST + NI_MAXSERV + 2];
+    char why[300], peer[FTD_PEER_MAX];
     struct pair_cfg pc;
     struct slot *sl;
-    int fd = accept4(lfd, (struct sockaddr *)&sa, &sl_len, SOCK_CLOEXEC);
-    int one = 1;
+    int fd = ftd_accept(lfd, peer);
 
     (void)what;
     if (fd < 0)
         return;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (getnameinfo((struct sockaddr *)&sa, sl_len, host, sizeof(host), serv,
-                    sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV))
-        snprintf(peer, sizeof(peer), "?");
-    else
-        snprintf(peer, sizeof(peer), "%s:%s", host, serv);
     sl = free_slot_for(s, NULL);
     if (!sl) {
         note("refusing %s: %d pairs already", peer, PAIRS_MAX);
@@ -280,58 +267,6 @@ static void on_incoming(evutil_socket_t lfd, short what, void *arg)
         note("secondary for %s: %s", peer, why);
         sl->pair = NULL;
     }
-}
-
-/* Connect to HOST[:PORT] within 5 s; the socket or -1 with 'why'. */
-static int dial(const char *spec, char *why, size_t len)
-{
-    struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
-    char host[256];
-    const char *port = DEFAULT_PORT, *colon = strrchr(spec, ':');
-    int fd = -1, rc, one = 1;
-
-    if (colon) {
-        if ((size_t)(colon - spec) >= sizeof(host) || !colon[1]) {
-            snprintf(why, len, "peer '%s': want HOST[:PORT]", spec);
-            return -1;
-        }
-        memcpy(host, spec, (size_t)(colon - spec));
-        host[colon - spec] = '\0';
-        port = colon + 1;
-    } else {
-        snprintf(host, sizeof(host), "%s", spec);
-    }
-    rc = getaddrinfo(host, port, &hints, &ai);
-    if (rc) {
-        snprintf(why, len, "peer %s: %s", spec, gai_strerror(rc));
-        return -1;
-    }
-    for (a = ai; a; a = a->ai_next) {
-        struct pollfd p;
-        int err = 0;
-        socklen_t el = sizeof(err);
-
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC |
-                    SOCK_NONBLOCK, a->ai_protocol);
-        if (fd < 0)
-            continue;
-        if (connect(fd, a->ai_addr, a->ai_addrlen) && errno != EINPROGRESS)
-            err = errno;
-        p = (struct pollfd){ .fd = fd, .events = POLLOUT };
-        if (!err && poll(&p, 1, 5000) != 1)
-            err = ETIMEDOUT;
-        if (!err)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
-        if (!err)
-            break;
-        snprintf(why, len, "cannot connect to %s: %s", spec, strerror(err));
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(ai);
-    if (fd >= 0)
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    return fd;
 }
 
 /* A slot still holding a pair for 'name', ended or not. */
@@ -372,7 +307,7 @@ static int enable(struct service *s, const char *name, const char *peer,
         return -EBUSY;
     }
     guest_sock(s, name, sock, sizeof(sock));
-    fd = dial(peer, why, len);
+    fd = ftd_dial(peer, FTD_PORT, 5000, why, len);
     if (fd < 0)
         return -ECONNREFUSED;
     fill_pair_cfg(s, &pc, sl);
@@ -564,39 +499,6 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
     reprotect_due(s);
 }
 
-static int listen_tcp(const char *spec, char *why, size_t len)
-{
-    struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-                              .ai_flags = AI_PASSIVE }, *ai;
-    const char *colon = strrchr(spec, ':');
-    char host[256];
-    int fd, one = 1, rc;
-
-    if (!colon || (size_t)(colon - spec) >= sizeof(host) || !colon[1]) {
-        snprintf(why, len, "listen = %s: want ADDR:PORT", spec);
-        return -1;
-    }
-    memcpy(host, spec, (size_t)(colon - spec));
-    host[colon - spec] = '\0';
-    rc = getaddrinfo(host, colon + 1, &hints, &ai);
-    if (rc) {
-        snprintf(why, len, "listen = %s: %s", spec, gai_strerror(rc));
-        return -1;
-    }
-    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-                ai->ai_protocol);
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
-                             sizeof(one)) ||
-        bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 8)) {
-        snprintf(why, len, "cannot listen on %s: %s", spec, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(ai);
-    return fd;
-}
-
 static int listen_unix(const char *path, char *why, size_t len)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -653,7 +555,7 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
     s->cfd = listen_unix(s->ctl_path, why, len);
     if (s->cfd < 0)
         return -EADDRINUSE;
-    s->lfd = listen_tcp(cfg->listen, why, len);
+    s->lfd = ftd_listen(cfg->listen, 8, why, len);
     if (s->lfd < 0) {
         close(s->cfd);
         unlink(s->ctl_path);
