@@ -92,16 +92,7 @@ inns() {
     ip netns exec "$h" timeout -k 5 300 "$@" &
 }
 
-# until_true TRIES CMD...: CMD every 50 ms until it succeeds.
-until_true() {
-    n=$1
-    shift
-    while ! "$@" >/dev/null 2>&1; do
-        n=$((n - 1))
-        [ "$n" -gt 0 ] || return 1
-        sleep 0.05      # polling for a condition, bounded
-    done
-}
+. "$(dirname "$0")/../lib/hosts.sh"     # until_true
 
 fault_tolerance() {
     say "6. Fault tolerance.  Two hosts, A and B (network namespaces), on a"

@@ -19,33 +19,8 @@ NAME=failover
 
 ftd=$build/bin/ftd
 dom0=$build/tests/ftvm-dom0
-a=xenft-a-$$
-b=xenft-b-$$
-
-if [ "$(id -u)" != 0 ] || ! ip netns add "$a" 2>/dev/null; then
-    echo "failover: needs root and ip netns: skipped"
-    exit 77
-fi
-ip netns add "$b"
-cleanup() {
-    for ns in "$a" "$b"; do
-        ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-    done
-    wait
-    ip netns del "$a" 2>/dev/null
-    ip netns del "$b" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-# A signal (a timeout, ^C) ends the script through its EXIT trap too.
-trap 'exit 1' INT TERM
-ip link add va netns "$a" type veth peer name vb netns "$b"
-ip -n "$a" addr add 10.77.0.1/24 dev va
-ip -n "$b" addr add 10.77.0.2/24 dev vb
-ip -n "$a" link set va up
-ip -n "$b" link set vb up
-ip -n "$a" link set lo up
-ip -n "$b" link set lo up
+. "$(dirname "$0")/../lib/hosts.sh"
+hosts_up "" 10.77.0
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/other.key"

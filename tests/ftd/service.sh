@@ -20,34 +20,8 @@ NAME=service
 ftd=$build/bin/ftd
 xlft=$build/bin/xl-ft
 dom0=$build/tests/ftvm-dom0
-a=xenft-sa-$$
-b=xenft-sb-$$
-
-if [ "$(id -u)" != 0 ] || ! ip netns add "$a" 2>/dev/null; then
-    echo "service: needs root and ip netns: skipped"
-    exit 77
-fi
-ip netns add "$b"
-cleanup() {
-    for ns in "$a" "$b"; do
-        ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-    done
-    wait
-    ip netns del "$a" 2>/dev/null
-    ip netns del "$b" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-# A signal (a timeout, ^C) ends the script through its EXIT trap too.
-trap 'exit 1' INT TERM
-ip link add va netns "$a" type veth peer name vb netns "$b"
-ip -n "$a" addr add 10.79.0.1/24 dev va
-ip -n "$b" addr add 10.79.0.2/24 dev vb
-for ns in "$a" "$b"; do
-    ip -n "$ns" link set lo up
-done
-ip -n "$a" link set va up
-ip -n "$b" link set vb up
+. "$(dirname "$0")/../lib/hosts.sh"
+hosts_up "s" 10.79.0
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 chmod 600 "$work/key"
@@ -70,17 +44,6 @@ mem = 16
 [guest vm3]
 EOF
 done
-
-# until_true TRIES CMD...: CMD every 50 ms until it succeeds.
-until_true() {
-    n=$1
-    shift
-    while ! "$@" >/dev/null 2>&1; do
-        n=$((n - 1))
-        [ "$n" -gt 0 ] || return 1
-        sleep 0.05      # polling for a condition, bounded
-    done
-}
 
 xa() { ip netns exec "$a" timeout -k 5 30 "$xlft" --socket \
        "$work/runA/ftd.sock" "$@"; }
