@@ -87,6 +87,34 @@ static bool guest_cmdline(char *cmd, size_t len, const char *cmdline,
     return n >= 0 && (size_t)n < len;
 }
 
+/* Self-test, a vCPU with 'mem' MiB, and its console: 0, or said why. */
+static int start(struct ftvm *vm, uint64_t mem, const char *console)
+{
+    char msg[160];
+
+    if (ftvm_selftest(msg, sizeof(msg))) {
+        fprintf(stderr, "ftvm: %s\n", msg);
+        return -1;
+    }
+    if (ftvm_create(vm, (uint32_t)mem)) {
+        fprintf(stderr, "ftvm: %s\n", vm->why[0] ? vm->why :
+                "out of memory for the guest's RAM");
+        return -1;
+    }
+    if (!strcmp(console, "-")) {
+        vm->console = stdout;
+    } else if (strcmp(console, "none")) {
+        vm->console = fopen(console, "w");
+        if (!vm->console) {
+            fprintf(stderr, "ftvm: cannot write %s: %s\n", console,
+                    strerror(errno));
+            ftvm_destroy(vm);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -110,7 +138,7 @@ static int run(int argc, char **argv)
     const char *console = "-", *disk = NULL, *net = NULL;
     const char *save = NULL, *restore = NULL;
     uint64_t insns = 0, millis = 0, hz = 0, mem = 16, sync_ms = 250;
-    char cmd[1024], msg[160];
+    char cmd[1024];
     struct ftvm vm;
     int c, rc;
 
@@ -178,26 +206,8 @@ static int run(int argc, char **argv)
         return bad_usage("--cmdline: the guest command line is limited to "
                          "1023 bytes");
 
-    if (ftvm_selftest(msg, sizeof(msg))) {
-        fprintf(stderr, "ftvm: %s\n", msg);
+    if (start(&vm, mem, console))
         return FTVM_EXIT_ERROR;
-    }
-    if (ftvm_create(&vm, (uint32_t)mem)) {
-        fprintf(stderr, "ftvm: %s\n", vm.why[0] ? vm.why :
-                "out of memory for the guest's RAM");
-        return FTVM_EXIT_ERROR;
-    }
-    if (!strcmp(console, "-"))
-        vm.console = stdout;
-    else if (strcmp(console, "none")) {
-        vm.console = fopen(console, "w");
-        if (!vm.console) {
-            fprintf(stderr, "ftvm: cannot write %s: %s\n", console,
-                    strerror(errno));
-            ftvm_destroy(&vm);
-            return FTVM_EXIT_ERROR;
-        }
-    }
 
     rc = restore ? ftvm_snapshot_restore(&vm, restore)
                  : ftvm_load(&vm, guest, cmd);
@@ -275,7 +285,7 @@ static int serve(int argc, char **argv)
     const char *restore = NULL, *console = "-", *disk = NULL, *net = NULL;
     uint64_t hz = 0, mem = 16, sync_ms = 250;
     bool incoming = false, paused = false;
-    char cmd[1024], msg[160];
+    char cmd[1024];
     struct ftvm vm;
     int c, rc;
 
@@ -323,23 +333,8 @@ static int serve(int argc, char **argv)
         return bad_usage("--cmdline: the guest command line is limited to "
                          "1023 bytes");
 
-    if (ftvm_selftest(msg, sizeof(msg))) {
-        fprintf(stderr, "ftvm: %s\n", msg);
+    if (start(&vm, mem, console))
         return FTVM_EXIT_ERROR;
-    }
-    if (ftvm_create(&vm, (uint32_t)mem)) {
-        fprintf(stderr, "ftvm: %s\n", vm.why[0] ? vm.why :
-                "out of memory for the guest's RAM");
-        return FTVM_EXIT_ERROR;
-    }
-    if (!strcmp(console, "-"))
-        vm.console = stdout;
-    else if (strcmp(console, "none") && !(vm.console = fopen(console, "w"))) {
-        fprintf(stderr, "ftvm: cannot write %s: %s\n", console,
-                strerror(errno));
-        ftvm_destroy(&vm);
-        return FTVM_EXIT_ERROR;
-    }
     /* Console bytes reach a reader as they come, not a buffer later. */
     if (vm.console)
         setvbuf(vm.console, NULL, _IOLBF, 0);
