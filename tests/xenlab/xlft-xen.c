@@ -11,9 +11,15 @@
  *                                           it fails, state=error and the
  *                                           message go to ft/ in xenstore
  *   xlft-xen check-config DOMID             is the domain fit for FT?
- *   xlft-xen record-ring DOMID              enable recording, map the
+ *   xlft-xen record-ring DOMID [CMD]        enable recording, map the
  *                                           Xen-owned ring, check and
- *                                           describe it, disable again
+ *                                           describe it, bind its event
+ *                                           channel and notify Xen; run
+ *                                           CMD (sh -c) meanwhile, with
+ *                                           XLFT_PORT and XLFT_DOM0_PORT
+ *                                           set; unbind, disable again
+ *   xlft-xen evtchn-bind DOMID PORT         bind that port as the ring's
+ *                                           channel would be, unbind
  *
  * Exit status 0, 1 with a message naming what failed, 2 on bad usage.
  */
@@ -37,7 +43,8 @@ static int usage(void)
             "       xlft-xen control-watch DOMID SECONDS\n"
             "       xlft-xen ft-status DOMID\n"
             "       xlft-xen check-config DOMID\n"
-            "       xlft-xen record-ring DOMID\n");
+            "       xlft-xen record-ring DOMID [CMD]\n"
+            "       xlft-xen evtchn-bind DOMID PORT\n");
     return 2;
 }
 
@@ -140,7 +147,47 @@ out:
     return 0;
 }
 
-static int record_ring(uint32_t domid)
+/* The ring's channel: bound, notified, CMD run while it is, unbound. */
+static int ring_evtchn(struct xlft_xen *x, uint32_t domid, uint32_t port,
+                       const char *cmd, char *err, size_t errlen)
+{
+    struct xlft_xen_evtchn e;
+    char num[16];
+    int rc = xlft_xen_evtchn_bind(x, domid, port, &e, err, errlen);
+
+    if (rc)
+        return rc;
+    printf("evtchn: domain %" PRIu32 " port %" PRIu32 " bound to dom0 "
+           "port %d\n", domid, port, e.local);
+    rc = xlft_xen_evtchn_notify(x, &e);
+    if (rc) {
+        snprintf(err, errlen, "domain %u: cannot notify port %u: %s", domid,
+                 port, strerror(-rc));
+    } else {
+        /*
+         * Xen marks a freshly bound port pending, in case its other end
+         * was signalled before: that one notification reaches dom0.
+         */
+        printf("evtchn: notified, %d pending for dom0\n",
+               xlft_xen_evtchn_pending(x, &e));
+    }
+    if (!rc && cmd) {
+        fflush(stdout);
+        snprintf(num, sizeof(num), "%" PRIu32, port);
+        setenv("XLFT_PORT", num, 1);
+        snprintf(num, sizeof(num), "%d", e.local);
+        setenv("XLFT_DOM0_PORT", num, 1);
+        rc = system(cmd);
+        printf("cmd: status %d\n", rc);
+        rc = 0;
+    }
+    xlft_xen_evtchn_unbind(x, &e);
+    if (!rc)
+        printf("evtchn: unbound\n");
+    return rc;
+}
+
+static int record_ring(uint32_t domid, const char *cmd)
 {
     struct xlft_xen_ft_status st;
     struct xlft_xen_ring r;
@@ -161,6 +208,7 @@ static int record_ring(uint32_t domid)
             printf("ring: %" PRIu32 " bytes mapped, a record ring of ABI "
                    "%u, %d bytes of records in it\n", r.size,
                    FT_ABI_VERSION, avail);
+            rc = ring_evtchn(x, domid, st.port, cmd, err, sizeof(err));
             xlft_xen_ring_unmap(x, &r);
         }
         if (xlft_xen_ft_disable(x, domid, err + strlen(err),
@@ -171,6 +219,27 @@ static int record_ring(uint32_t domid)
         printf("disabled: state %s\n", xlft_xen_ft_state_name(st.state));
     if (x)
         xlft_xen_close(x);
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    return rc ? 1 : 0;
+}
+
+static int evtchn_bind(uint32_t domid, uint32_t port)
+{
+    struct xlft_xen_evtchn e;
+    struct xlft_xen *x;
+    char err[512];
+    int rc = xlft_xen_open(&x, err, sizeof(err));
+
+    if (!rc) {
+        rc = xlft_xen_evtchn_bind(x, domid, port, &e, err, sizeof(err));
+        if (!rc) {
+            printf("evtchn: domain %" PRIu32 " port %" PRIu32 " bound to "
+                   "dom0 port %d\n", domid, port, e.local);
+            xlft_xen_evtchn_unbind(x, &e);
+        }
+        xlft_xen_close(x);
+    }
     if (rc)
         fprintf(stderr, "xlft-xen: %s\n", err);
     return rc ? 1 : 0;
@@ -224,7 +293,7 @@ static int check_config(uint32_t domid)
 
 int main(int argc, char **argv)
 {
-    uint32_t domid, seconds;
+    uint32_t domid, seconds, port;
 
     if (argc < 3)
         return usage();
@@ -241,7 +310,12 @@ int main(int argc, char **argv)
         return ft_status(domid);
     if (!strcmp(argv[1], "check-config") && argc == 3)
         return check_config(domid);
-    if (!strcmp(argv[1], "record-ring") && argc == 3)
-        return record_ring(domid);
+    if (!strcmp(argv[1], "record-ring") && (argc == 3 || argc == 4))
+        return record_ring(domid, argc == 4 ? argv[3] : NULL);
+    if (!strcmp(argv[1], "evtchn-bind") && argc == 4) {
+        if (parse_u32(argv[3], "port", &port))
+            return 2;
+        return evtchn_bind(domid, port);
+    }
     return usage();
 }

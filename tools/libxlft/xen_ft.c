@@ -10,6 +10,7 @@
  */
 #define __XEN_TOOLS__ 1
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -65,6 +66,11 @@ int xlft_xen_open(struct xlft_xen **xp, char *err, size_t errlen)
     what = "libxenevtchn";
     x->evtchn = xenevtchn_open(NULL, 0);
     if (!x->evtchn)
+        goto fail;
+    /* An event loop drains it: xenevtchn_pending must never block. */
+    rc = fcntl(xenevtchn_fd(x->evtchn), F_GETFL);
+    if (rc < 0 || fcntl(xenevtchn_fd(x->evtchn), F_SETFL,
+                        rc | O_NONBLOCK) < 0)
         goto fail;
     *xp = x;
     return 0;
@@ -221,6 +227,67 @@ void xlft_xen_ring_unmap(struct xlft_xen *x, struct xlft_xen_ring *r)
     if (r->res)
         xenforeignmemory_unmap_resource(x->fmem, r->res);
     memset(r, 0, sizeof(*r));
+}
+
+int xlft_xen_evtchn_bind(struct xlft_xen *x, uint32_t domid, uint32_t port,
+                         struct xlft_xen_evtchn *e, char *err,
+                         size_t errlen)
+{
+    xenevtchn_port_or_error_t local;
+    int rc;
+
+    e->domid = domid;
+    e->remote = port;
+    e->local = -1;
+    if (!port) {
+        snprintf(err, errlen, "domain %u: no FT event channel to bind "
+                 "(port 0: FT is off)", domid);
+        return -EINVAL;
+    }
+    local = xenevtchn_bind_interdomain(x->evtchn, domid, port);
+    if (local < 0) {
+        rc = errno ? -errno : -EIO;
+        snprintf(err, errlen, "domain %u: cannot bind its event channel "
+                 "port %u: %s%s", domid, port, strerror(-rc),
+                 rc == -EINVAL ? " (not a channel left unbound for dom0)"
+                               : "");
+        return rc;
+    }
+    e->local = local;
+    return 0;
+}
+
+void xlft_xen_evtchn_unbind(struct xlft_xen *x, struct xlft_xen_evtchn *e)
+{
+    if (e->local >= 0)
+        xenevtchn_unbind(x->evtchn, (evtchn_port_t)e->local);
+    e->local = -1;
+}
+
+int xlft_xen_evtchn_notify(struct xlft_xen *x,
+                           const struct xlft_xen_evtchn *e)
+{
+    if (e->local < 0)
+        return -ENOTCONN;
+    return xenevtchn_notify(x->evtchn, (evtchn_port_t)e->local) ?
+           (errno ? -errno : -EIO) : 0;
+}
+
+int xlft_xen_evtchn_fd(struct xlft_xen *x)
+{
+    return xenevtchn_fd(x->evtchn);
+}
+
+int xlft_xen_evtchn_pending(struct xlft_xen *x,
+                            const struct xlft_xen_evtchn *e)
+{
+    xenevtchn_port_or_error_t port = xenevtchn_pending(x->evtchn);
+
+    if (port < 0)
+        return errno == EAGAIN ? 0 : (errno ? -errno : -EIO);
+    if (xenevtchn_unmask(x->evtchn, (evtchn_port_t)port))
+        return errno ? -errno : -EIO;
+    return port == e->local ? 1 : -EPROTO;
 }
 
 const char *xlft_xen_ft_state_name(uint32_t state)

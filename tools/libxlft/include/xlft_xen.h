@@ -75,6 +75,38 @@ int xlft_xen_ring_map(struct xlft_xen *x, uint32_t domid,
                       struct xlft_xen_ring *r, char *err, size_t errlen);
 void xlft_xen_ring_unmap(struct xlft_xen *x, struct xlft_xen_ring *r);
 
+/*
+ * The ring's Xen-bound event channel (st->port: the guest's end, Xen its
+ * consumer), bound to a dom0 port of this handle.  Unbind it before the
+ * FT domctl's disable, which frees Xen's end.
+ */
+struct xlft_xen_evtchn {
+    uint32_t domid;
+    uint32_t remote;            /* the guest's port, Xen-bound */
+    int local;                  /* dom0's port, -1 when unbound */
+};
+
+/* Bind 'port' of 'domid'; 'err' names both when it cannot. */
+int xlft_xen_evtchn_bind(struct xlft_xen *x, uint32_t domid, uint32_t port,
+                         struct xlft_xen_evtchn *e, char *err,
+                         size_t errlen);
+void xlft_xen_evtchn_unbind(struct xlft_xen *x, struct xlft_xen_evtchn *e);
+
+/* Signal Xen: the ring has moved on dom0's side. */
+int xlft_xen_evtchn_notify(struct xlft_xen *x,
+                           const struct xlft_xen_evtchn *e);
+
+/* The handle's file descriptor, for poll(): readable once Xen signals. */
+int xlft_xen_evtchn_fd(struct xlft_xen *x);
+
+/*
+ * Take one notification without blocking and unmask its port again: 1
+ * if it was for 'e', 0 if none was pending, -EPROTO if it came for
+ * another port, or -errno.
+ */
+int xlft_xen_evtchn_pending(struct xlft_xen *x,
+                            const struct xlft_xen_evtchn *e);
+
 /* "off", "record", "replay" or "unknown". */
 const char *xlft_xen_ft_state_name(uint32_t state);
 
