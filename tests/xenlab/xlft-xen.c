@@ -20,6 +20,19 @@
  *                                           set; unbind, disable again
  *   xlft-xen evtchn-bind DOMID PORT         bind that port as the ring's
  *                                           channel would be, unbind
+ *   xlft-xen records DOMID COUNT SECONDS [STALL]
+ *                                           enable recording and read
+ *                                           COUNT records (at most
+ *                                           SECONDS), waking on the
+ *                                           channel; describe them,
+ *                                           check them, disable again.
+ *                                           With STALL: a ring of the
+ *                                           least size, left unread
+ *                                           until Xen stalls the guest
+ *                                           (at most STALL seconds)
+ *
+ * --unsafe-no-counter before the command enables recording on a CPU with
+ * no branch counter (the lab's), as test hypervisors allow.
  *
  * Exit status 0, 1 with a message naming what failed, 2 on bad usage.
  */
@@ -31,11 +44,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "ft_log.h"
 #include "xlft_xen.h"
 #include "xlft_xen_config.h"
 #include "xlft_xs.h"
 
 #define MAX_KV 16
+
+static uint32_t enable_flags;
 
 static int usage(void)
 {
@@ -44,7 +60,10 @@ static int usage(void)
             "       xlft-xen ft-status DOMID\n"
             "       xlft-xen check-config DOMID\n"
             "       xlft-xen record-ring DOMID [CMD]\n"
-            "       xlft-xen evtchn-bind DOMID PORT\n");
+            "       xlft-xen evtchn-bind DOMID PORT\n"
+            "       xlft-xen records DOMID COUNT SECONDS [STALL]\n"
+            "       (--unsafe-no-counter before the command: record "
+            "without a branch counter)\n");
     return 2;
 }
 
@@ -196,7 +215,8 @@ static int record_ring(uint32_t domid, const char *cmd)
     int rc = xlft_xen_open(&x, err, sizeof(err));
 
     if (!rc)
-        rc = xlft_xen_ft_enable_record(x, domid, 0, &st, err, sizeof(err));
+        rc = xlft_xen_ft_enable_record(x, domid, 0, enable_flags, &st, err,
+                                       sizeof(err));
     if (!rc) {
         printf("enabled: state %s frames %" PRIu32 " port %" PRIu32 "\n",
                xlft_xen_ft_state_name(st.state), st.nr_frames, st.port);
@@ -217,6 +237,223 @@ static int record_ring(uint32_t domid, const char *cmd)
     }
     if (!rc && !(rc = xlft_xen_ft_status(x, domid, &st, err, sizeof(err))))
         printf("disabled: state %s\n", xlft_xen_ft_state_name(st.state));
+    if (x)
+        xlft_xen_close(x);
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    return rc ? 1 : 0;
+}
+
+/* What the records read so far say, kind by kind. */
+struct tally {
+    uint64_t n, bytes;
+    uint64_t kinds[FT_K_NR];
+    uint64_t last_tsc;
+    uint32_t shown[FT_K_NR];
+    struct ft_codec codec;
+};
+
+static void show(const struct ft_log_rec *r)
+{
+    printf("record %s at count %" PRIu64 " rip %#" PRIx64 " rcx %#"
+           PRIx64, ft_log_kind_name(r->kind), (uint64_t)r->pt.count,
+           (uint64_t)r->pt.rip, (uint64_t)r->pt.rcx);
+    switch (r->kind) {
+    case FT_K_EXTINT:
+        printf(": vector %#x", r->u.intr.vector);
+        break;
+    case FT_K_EVENT:
+        printf(": type %u vector %#x", r->u.event.type, r->u.event.vector);
+        break;
+    case FT_K_TSC:
+        printf(": %#" PRIx64, r->u.tsc.value);
+        break;
+    case FT_K_MSR:
+        printf(": msr %#x = %#" PRIx64, r->u.msr.index, r->u.msr.value);
+        break;
+    case FT_K_PIO:
+        printf(": port %#x size %u = %#x", r->u.pio.port, r->u.pio.size,
+               r->u.pio.value);
+        break;
+    case FT_K_MMIO:
+        printf(": gpa %#" PRIx64 " size %u = %#" PRIx64, r->u.mmio.gpa,
+               r->u.mmio.size, r->u.mmio.value);
+        break;
+    case FT_K_DMA:
+        printf(": gpa %#" PRIx64 " %u bytes", r->u.dma.gpa, r->u.dma.len);
+        break;
+    }
+    printf("\n");
+}
+
+/* Decode and check 'len' bytes of whole records. */
+static int tally(struct tally *t, const uint8_t *buf, uint32_t len,
+                 char *err, size_t errlen)
+{
+    struct ft_log_rec r;
+    uint32_t off = 0;
+    int n;
+
+    while (off < len) {
+        n = ft_log_decode(&t->codec, buf + off, len - off, &r);
+        if (n < 0) {
+            snprintf(err, errlen, "record %" PRIu64 " does not decode: %s",
+                     t->n + 1, ft_strerror(n));
+            return -EBADMSG;
+        }
+        t->n++;
+        t->kinds[r.kind]++;
+        if (r.kind == FT_K_TSC) {
+            if (r.u.tsc.value < t->last_tsc) {
+                snprintf(err, errlen, "record %" PRIu64 ": the TSC went "
+                         "back from %#" PRIx64 " to %#" PRIx64, t->n,
+                         t->last_tsc, r.u.tsc.value);
+                return -EBADMSG;
+            }
+            t->last_tsc = r.u.tsc.value;
+        }
+        if (t->shown[r.kind]++ < 2)
+            show(&r);
+        ft_codec_advance(&t->codec, &r);
+        off += (uint32_t)n;
+    }
+    t->bytes += len;
+    return 0;
+}
+
+/* Read records until 'count' or the deadline, woken by the channel. */
+static int drain(struct xlft_xen *x, struct xlft_xen_ring *r,
+                 const struct xlft_xen_evtchn *e, struct tally *t,
+                 uint64_t count, uint32_t seconds, char *err,
+                 size_t errlen)
+{
+    static uint8_t buf[4 * FT_LOG_REC_MAX];
+    struct timespec now, end;
+    struct pollfd pfd = { .fd = xlft_xen_evtchn_fd(x), .events = POLLIN };
+    uint32_t nrec;
+    bool notify;
+    int n, rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += seconds;
+    while (t->n < count) {
+        n = ft_ring_read_records(&r->ring, buf, sizeof(buf), &nrec,
+                                 &notify);
+        if (n < 0) {
+            snprintf(err, errlen, "domain %u: the record ring: %s",
+                     e->domid, ft_strerror(n));
+            return -EPROTO;
+        }
+        if (notify && (rc = xlft_xen_evtchn_notify(x, e))) {
+            snprintf(err, errlen, "domain %u: cannot notify Xen: %s",
+                     e->domid, strerror(-rc));
+            return rc;
+        }
+        if (n) {
+            rc = tally(t, buf, (uint32_t)n, err, errlen);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (ft_ring_wait(&r->ring) == FT_OK)
+            continue;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > end.tv_sec ||
+            (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+            break;
+        rc = poll(&pfd, 1, (int)((end.tv_sec - now.tv_sec) * 1000 +
+                                 (end.tv_nsec - now.tv_nsec) / 1000000));
+        if (rc < 0) {
+            snprintf(err, errlen, "domain %u: waiting for records: %s",
+                     e->domid, strerror(errno));
+            return -errno;
+        }
+        if (rc && (rc = xlft_xen_evtchn_pending(x, e)) < 0) {
+            snprintf(err, errlen, "domain %u: its channel: %s", e->domid,
+                     strerror(-rc));
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Leave the ring unread until Xen flags its producer stalled: the guest
+ * then waits for room (at most 'seconds', looking every 50 ms).
+ */
+static int await_stall(struct xlft_xen_ring *r, uint32_t domid,
+                       uint32_t seconds, char *err, size_t errlen)
+{
+    const struct timespec step = { .tv_nsec = 50 * 1000 * 1000 };
+    uint32_t i, steps = seconds * 20;
+    int avail;
+
+    for (i = 0; i < steps; i++) {
+        if (ft_ring_flags(&r->ring) & FT_RING_F_STALLED) {
+            avail = ft_ring_avail(&r->ring);
+            printf("stalled: after %u ms, %d of %u bytes in the ring\n",
+                   i * 50, avail, r->ring.size);
+            return 0;
+        }
+        nanosleep(&step, NULL);
+    }
+    snprintf(err, errlen, "domain %u: the ring was left unread for %u s "
+             "and Xen did not stall the guest", domid, seconds);
+    return -ETIMEDOUT;
+}
+
+static int records(uint32_t domid, uint32_t count, uint32_t seconds,
+                   uint32_t stall)
+{
+    static struct tally t;
+    struct xlft_xen_ft_status st;
+    struct xlft_xen_evtchn e = { .local = -1 };
+    struct xlft_xen_ring r = { 0 };
+    struct xlft_xen *x = NULL;
+    struct timespec t0, t1;
+    char err[512] = "";
+    int rc = xlft_xen_open(&x, err, sizeof(err));
+
+    if (!rc)
+        rc = xlft_xen_ft_enable_record(x, domid, stall ? FT_RING_MIN_DATA : 0,
+                                       enable_flags, &st, err, sizeof(err));
+    if (rc)
+        goto out;
+    printf("enabled: counter %s\n", st.counter == XLFT_XEN_COUNTER_BRANCHES
+           ? "branches" : "none");
+    ft_codec_init(&t.codec);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = xlft_xen_ring_map(x, domid, &st, FT_RING_RECORD, &r, err,
+                           sizeof(err));
+    if (!rc)
+        rc = xlft_xen_evtchn_bind(x, domid, st.port, &e, err, sizeof(err));
+    if (!rc && stall)
+        rc = await_stall(&r, domid, stall, err, sizeof(err));
+    if (!rc)
+        rc = drain(x, &r, &e, &t, count, seconds, err, sizeof(err));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!rc) {
+        printf("records: %" PRIu64 " (%" PRIu64 " bytes) in %ld ms:",
+               t.n, t.bytes, (long)((t1.tv_sec - t0.tv_sec) * 1000 +
+                                   (t1.tv_nsec - t0.tv_nsec) / 1000000));
+        for (unsigned int k = 0; k < FT_K_NR; k++)
+            if (t.kinds[k])
+                printf(" %s %" PRIu64, ft_log_kind_name(k), t.kinds[k]);
+        printf("\n");
+    }
+    if (!rc && !(rc = xlft_xen_ft_status(x, domid, &st, err, sizeof(err))))
+        printf("status: seq %" PRIu64 " stopped %" PRId32 "\n", st.seq,
+               st.stopped);
+    if (e.local >= 0)
+        xlft_xen_evtchn_unbind(x, &e);
+    if (r.res)
+        xlft_xen_ring_unmap(x, &r);
+    if (xlft_xen_ft_disable(x, domid, err + strlen(err),
+                            sizeof(err) - strlen(err)) && !rc)
+        rc = -EIO;
+    if (!rc)
+        printf("disabled\n");
+out:
     if (x)
         xlft_xen_close(x);
     if (rc)
@@ -293,8 +530,13 @@ static int check_config(uint32_t domid)
 
 int main(int argc, char **argv)
 {
-    uint32_t domid, seconds, port;
+    uint32_t domid, seconds, port, count, stall = 0;
 
+    if (argc > 1 && !strcmp(argv[1], "--unsafe-no-counter")) {
+        enable_flags = XLFT_XEN_FT_UNSAFE_NO_COUNTER;
+        argc--;
+        argv++;
+    }
     if (argc < 3)
         return usage();
     if (parse_u32(argv[2], "domain id", &domid))
@@ -316,6 +558,14 @@ int main(int argc, char **argv)
         if (parse_u32(argv[3], "port", &port))
             return 2;
         return evtchn_bind(domid, port);
+    }
+    if (!strcmp(argv[1], "records") && (argc == 5 || argc == 6)) {
+        if (parse_u32(argv[3], "count", &count) ||
+            parse_u32(argv[4], "seconds", &seconds) || seconds > 3600 ||
+            (argc == 6 && (parse_u32(argv[5], "stall", &stall) ||
+                           stall > 3600)))
+            return 2;
+        return records(domid, count, seconds, stall);
     }
     return usage();
 }

@@ -30,10 +30,12 @@
  * The op travels in the domctl's union; its layout is the same for
  * 32- and 64-bit callers (seq is 8-aligned), as the public ABI needs.
  */
-_Static_assert(sizeof(struct xen_domctl_ft_op) == 40,
-               "xen_domctl_ft_op: 40 bytes in the public ABI");
+_Static_assert(sizeof(struct xen_domctl_ft_op) == 48,
+               "xen_domctl_ft_op: 48 bytes in the public ABI");
 _Static_assert(offsetof(struct xen_domctl_ft_op, seq) == 32,
                "xen_domctl_ft_op: seq at 32");
+_Static_assert(offsetof(struct xen_domctl_ft_op, counter) == 44,
+               "xen_domctl_ft_op: counter at 44");
 _Static_assert(sizeof(struct xen_domctl_ft_op) <=
                sizeof(((struct xen_domctl *)0)->u.pad),
                "xen_domctl_ft_op fits the domctl union");
@@ -167,20 +169,52 @@ int xlft_xen_ft_status(struct xlft_xen *x, uint32_t domid,
     st->abi_version = op.abi_version;
     st->log_version = op.log_version;
     st->seq = op.seq;
+    st->stopped = op.stopped;
+    st->counter = op.counter;
     return 0;
 }
 
 int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
-                              uint32_t ring_data,
+                              uint32_t ring_data, uint32_t flags,
                               struct xlft_xen_ft_status *st, char *err,
                               size_t errlen)
 {
     struct xen_domctl_ft_op op = { .cmd = XEN_DOMCTL_ft_enable_record,
+                                   .flags = flags,
                                    .ring_data = ring_data };
-    int rc = ft_op(x, domid, &op, err, errlen);
+    int rc;
 
-    if (rc)
+    if (flags & ~XLFT_XEN_FT_UNSAFE_NO_COUNTER) {
+        snprintf(err, errlen, "domain %u: unknown FT flags %#x", domid,
+                 flags);
+        return -EINVAL;
+    }
+    rc = ft_op(x, domid, &op, err, errlen);
+    switch (rc) {
+    case 0:
+        break;
+    case -EDOM:
+        snprintf(err, errlen, "domain %u is unfit for recording: it needs "
+                 "vcpus=1, hap=0, no nested HVM, and RDRAND, RDSEED and TSX "
+                 "hidden where they cannot be intercepted (cpuid=\"host,"
+                 "rdrand=0,rdseed=0,rtm=0,hle=0\")", domid);
         return rc;
+    case -ENODEV:
+        snprintf(err, errlen, "domain %u: this host cannot record exactly: "
+                 "its CPU has no usable branch counter (AMD, or no "
+                 "architectural PMU), or apicv is on (boot Xen with "
+                 "apicv=0)", domid);
+        return rc;
+    case -EBUSY:
+        snprintf(err, errlen, "domain %u: the branch counter is in use: "
+                 "boot Xen without vpmu= and with watchdog=0", domid);
+        return rc;
+    case -EEXIST:
+        snprintf(err, errlen, "domain %u: FT is on already", domid);
+        return rc;
+    default:
+        return rc;
+    }
     /* What the ring now is, as status reports it. */
     return xlft_xen_ft_status(x, domid, st, err, errlen);
 }

@@ -29,7 +29,20 @@ struct xlft_xen_ft_status {
     uint32_t abi_version;   /* of the ring layout (hvm/core/ft_abi.h) */
     uint32_t log_version;   /* of the records */
     uint64_t seq;           /* last record produced or consumed */
+    int32_t stopped;        /* 0, or -errno: why the vCPU was stopped */
+    uint32_t counter;       /* XLFT_XEN_COUNTER_* */
 };
+
+/* What the count of the ring's execution points counts. */
+#define XLFT_XEN_COUNTER_NONE      0  /* nothing (unsafe lab mode) */
+#define XLFT_XEN_COUNTER_BRANCHES  1  /* retired conditional branches */
+
+/*
+ * enable_record flag, for test hypervisors only: record on a CPU with no
+ * usable branch counter (AMD, emulated CPUs).  The points carry no count
+ * and the log cannot be replayed exactly.
+ */
+#define XLFT_XEN_FT_UNSAFE_NO_COUNTER  (1u << 0)
 
 #define XLFT_XEN_FT_OFF     0
 #define XLFT_XEN_FT_RECORD  1
@@ -48,9 +61,14 @@ int xlft_xen_ft_status(struct xlft_xen *x, uint32_t domid,
                        struct xlft_xen_ft_status *st, char *err,
                        size_t errlen);
 
-/* Start recording into a new ring of 'ring_data' bytes (0: 1 MiB). */
+/*
+ * Start recording into a new ring of 'ring_data' bytes (0: 1 MiB), with
+ * 'flags' XLFT_XEN_FT_*.  -EDOM: the guest is unfit (vCPUs, paging,
+ * CPUID); -ENODEV: the host cannot count branches or runs apicv;
+ * -EBUSY: its counter is taken (vPMU, NMI watchdog); -EEXIST: FT is on.
+ */
 int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
-                              uint32_t ring_data,
+                              uint32_t ring_data, uint32_t flags,
                               struct xlft_xen_ft_status *st, char *err,
                               size_t errlen);
 /* Stop recording or replaying; the hypervisor frees the ring. */
