@@ -199,4 +199,18 @@ run "build tools/libs (libxenctrl, libxenlight, ...)" "$logs/tools-libs.log" \
 run "build tools/xl" "$logs/tools-xl.log" \
     make -C "$work/tools/xl" -j"$jobs"
 
+# The libraries export what the series adds to them.
+log=
+start
+missing=
+for sym in ctrl:xc_ft_enable_record ctrl:xc_ft_enable_replay \
+        ctrl:xc_ft_disable ctrl:xc_ft_status ctrl:xc_ft_go_live \
+        devicemodel:xendevicemodel_ft_write; do
+    lib=${sym%%:*}
+    nm -D --defined-only "$work/tools/libs/$lib"/libxen$lib.so 2>/dev/null |
+        grep -qw "${sym#*:}" || missing="$missing ${sym#*:}"
+done
+[ -z "$missing" ] || fail "exports" "not exported:$missing"
+pass "exports: xc_ft_* (libxenctrl), xendevicemodel_ft_write"
+
 echo "verify.sh: all passed ($n patches)"
