@@ -31,6 +31,9 @@
  *                                           until Xen stalls the guest
  *                                           (at most STALL seconds)
  *
+ *   xlft-xen replay DOMID                   enable replay on a paused
+ *                                           copy, report, disable again
+ *
  * --unsafe-no-counter before the command enables recording on a CPU with
  * no branch counter (the lab's), as test hypervisors allow.
  *
@@ -62,6 +65,7 @@ static int usage(void)
             "       xlft-xen record-ring DOMID [CMD]\n"
             "       xlft-xen evtchn-bind DOMID PORT\n"
             "       xlft-xen records DOMID COUNT SECONDS [STALL]\n"
+            "       xlft-xen replay DOMID\n"
             "       (--unsafe-no-counter before the command: record "
             "without a branch counter)\n");
     return 2;
@@ -461,6 +465,28 @@ out:
     return rc ? 1 : 0;
 }
 
+static int replay(uint32_t domid)
+{
+    struct xlft_xen_ft_status st;
+    struct xlft_xen *x = NULL;
+    char err[512] = "";
+    int rc = xlft_xen_open(&x, err, sizeof(err));
+
+    if (!rc)
+        rc = xlft_xen_ft_enable_replay(x, domid, 0, &st, err, sizeof(err));
+    if (!rc) {
+        printf("replaying: state %s frames %" PRIu32 " port %" PRIu32
+               "\n", xlft_xen_ft_state_name(st.state), st.nr_frames,
+               st.port);
+        rc = xlft_xen_ft_disable(x, domid, err, sizeof(err));
+    }
+    if (x)
+        xlft_xen_close(x);
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    return rc ? 1 : 0;
+}
+
 static int evtchn_bind(uint32_t domid, uint32_t port)
 {
     struct xlft_xen_evtchn e;
@@ -559,6 +585,8 @@ int main(int argc, char **argv)
             return 2;
         return evtchn_bind(domid, port);
     }
+    if (!strcmp(argv[1], "replay") && argc == 3)
+        return replay(domid);
     if (!strcmp(argv[1], "records") && (argc == 5 || argc == 6)) {
         if (parse_u32(argv[3], "count", &count) ||
             parse_u32(argv[4], "seconds", &seconds) || seconds > 3600 ||

@@ -33,12 +33,17 @@ tmp="$out.tmp"
             }
             f == "a/xen/include/public/domctl.h" &&
                 /^\+#define XEN_DOMCTL_ft_op[ \t]/ { print substr($0, 2) }
+            # Constants later patches add (a new state, say).
+            f == "a/xen/include/public/domctl.h" && !body &&
+                /^\+#define XEN_DOMCTL_ft_[a-z_]+[ \t]/ {
+                print substr($0, 2)
+            }
             f == "a/xen/include/public/memory.h" &&
                 /^\+#define XENMEM_resource_ft[ \t]/ { print substr($0, 2) }
         ' "$dir/$p"
     done
     echo "#endif"
-} > "$tmp"
+} | awk '!/^#define / || !seen[$2]++' > "$tmp"
 
 for want in 'struct xen_domctl_ft_op {' \
         'DEFINE_XEN_GUEST_HANDLE(xen_domctl_ft_op_t);' \

@@ -219,6 +219,52 @@ int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
     return xlft_xen_ft_status(x, domid, st, err, errlen);
 }
 
+int xlft_xen_ft_enable_replay(struct xlft_xen *x, uint32_t domid,
+                              uint32_t ring_data,
+                              struct xlft_xen_ft_status *st, char *err,
+                              size_t errlen)
+{
+    struct xen_domctl_ft_op op = { .cmd = XEN_DOMCTL_ft_enable_replay,
+                                   .ring_data = ring_data };
+    int rc = ft_op(x, domid, &op, err, errlen);
+
+    switch (rc) {
+    case 0:
+        return xlft_xen_ft_status(x, domid, st, err, errlen);
+    case -EDOM:
+        snprintf(err, errlen, "domain %u is unfit for replay: it needs "
+                 "vcpus=1 and hap=0", domid);
+        break;
+    case -ENODEV:
+        snprintf(err, errlen, "domain %u: this host cannot replay: replay "
+                 "needs Intel VT-x with the monitor trap flag and a usable "
+                 "branch counter, and apicv off (boot Xen with apicv=0)",
+                 domid);
+        break;
+    case -EBUSY:
+        snprintf(err, errlen, "domain %u: replay needs the copy paused "
+                 "before it ever ran, and the branch counter free (no vpmu= "
+                 "and watchdog=0 on Xen's command line)", domid);
+        break;
+    case -EEXIST:
+        snprintf(err, errlen, "domain %u: FT is on already", domid);
+        break;
+    }
+    return rc;
+}
+
+int xlft_xen_ft_go_live(struct xlft_xen *x, uint32_t domid, char *err,
+                        size_t errlen)
+{
+    struct xen_domctl_ft_op op = { .cmd = XEN_DOMCTL_ft_go_live };
+    int rc = ft_op(x, domid, &op, err, errlen);
+
+    if (rc == -ENOENT)
+        snprintf(err, errlen, "domain %u does not replay: nothing to take "
+                 "live", domid);
+    return rc;
+}
+
 int xlft_xen_ft_disable(struct xlft_xen *x, uint32_t domid, char *err,
                         size_t errlen)
 {
@@ -333,11 +379,18 @@ const char *xlft_xen_ft_state_name(uint32_t state)
         return "record";
     case XLFT_XEN_FT_REPLAY:
         return "replay";
+    case XLFT_XEN_FT_LIVE:
+        return "live";
     }
     return "unknown";
 }
 
 _Static_assert(XLFT_XEN_FT_OFF == XEN_DOMCTL_ft_state_off &&
                XLFT_XEN_FT_RECORD == XEN_DOMCTL_ft_state_record &&
-               XLFT_XEN_FT_REPLAY == XEN_DOMCTL_ft_state_replay,
-               "xlft_xen.h states are the domctl's");
+               XLFT_XEN_FT_REPLAY == XEN_DOMCTL_ft_state_replay &&
+               XLFT_XEN_FT_LIVE == XEN_DOMCTL_ft_state_live &&
+               XLFT_XEN_COUNTER_NONE == XEN_DOMCTL_ft_counter_none &&
+               XLFT_XEN_COUNTER_BRANCHES == XEN_DOMCTL_ft_counter_branches &&
+               XLFT_XEN_FT_UNSAFE_NO_COUNTER ==
+               XEN_DOMCTL_ft_flag_no_counter,
+               "xlft_xen.h constants are the domctl's");

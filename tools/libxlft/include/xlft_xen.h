@@ -47,6 +47,7 @@ struct xlft_xen_ft_status {
 #define XLFT_XEN_FT_OFF     0
 #define XLFT_XEN_FT_RECORD  1
 #define XLFT_XEN_FT_REPLAY  2
+#define XLFT_XEN_FT_LIVE    3   /* replayed all after go-live, runs alone */
 
 /* Open libxencall, libxenforeignmemory and libxenevtchn. */
 int xlft_xen_open(struct xlft_xen **x, char *err, size_t errlen);
@@ -71,6 +72,18 @@ int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
                               uint32_t ring_data, uint32_t flags,
                               struct xlft_xen_ft_status *st, char *err,
                               size_t errlen);
+/*
+ * On the secondary host, a paused copy of the primary (as it was when
+ * recording started) replays from a new ring.  -ENODEV: the host cannot
+ * (replay needs Intel VT-x); -EBUSY: the copy is not paused.
+ */
+int xlft_xen_ft_enable_replay(struct xlft_xen *x, uint32_t domid,
+                              uint32_t ring_data,
+                              struct xlft_xen_ft_status *st, char *err,
+                              size_t errlen);
+/* Replay what the ring holds, then run live (state becomes "live"). */
+int xlft_xen_ft_go_live(struct xlft_xen *x, uint32_t domid, char *err,
+                        size_t errlen);
 /* Stop recording or replaying; the hypervisor frees the ring. */
 int xlft_xen_ft_disable(struct xlft_xen *x, uint32_t domid, char *err,
                         size_t errlen);
