@@ -31,6 +31,8 @@
  *                                           until Xen stalls the guest
  *                                           (at most STALL seconds)
  *
+ *   xlft-xen dma DOMID GPA                  DMA as a device model does:
+ *                                           recorded, and with FT off
  *   xlft-xen replay DOMID                   enable replay on a paused
  *                                           copy, report, disable again
  *
@@ -45,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "ft_log.h"
@@ -53,6 +56,7 @@
 #include "xlft_xs.h"
 
 #define MAX_KV 16
+#define DMA_TEST_LEN 256
 
 static uint32_t enable_flags;
 
@@ -66,6 +70,7 @@ static int usage(void)
             "       xlft-xen evtchn-bind DOMID PORT\n"
             "       xlft-xen records DOMID COUNT SECONDS [STALL]\n"
             "       xlft-xen replay DOMID\n"
+            "       xlft-xen dma DOMID GPA\n"
             "       (--unsafe-no-counter before the command: record "
             "without a branch counter)\n");
     return 2;
@@ -255,6 +260,10 @@ struct tally {
     uint64_t last_tsc;
     uint32_t shown[FT_K_NR];
     struct ft_codec codec;
+    bool want_dma, dma_seen;     /* stop at the first DMA record */
+    uint64_t dma_gpa;
+    uint32_t dma_len;
+    uint8_t dma_data[DMA_TEST_LEN];
 };
 
 static void show(const struct ft_log_rec *r)
@@ -316,6 +325,13 @@ static int tally(struct tally *t, const uint8_t *buf, uint32_t len,
             }
             t->last_tsc = r.u.tsc.value;
         }
+        if (r.kind == FT_K_DMA && !t->dma_seen && r.u.dma.data) {
+            t->dma_seen = true;
+            t->dma_gpa = r.u.dma.gpa;
+            t->dma_len = r.u.dma.len;
+            memcpy(t->dma_data, r.u.dma.data,
+                   r.u.dma.len < DMA_TEST_LEN ? r.u.dma.len : DMA_TEST_LEN);
+        }
         if (t->shown[r.kind]++ < 2)
             show(&r);
         ft_codec_advance(&t->codec, &r);
@@ -340,7 +356,7 @@ static int drain(struct xlft_xen *x, struct xlft_xen_ring *r,
 
     clock_gettime(CLOCK_MONOTONIC, &end);
     end.tv_sec += seconds;
-    while (t->n < count) {
+    while (t->n < count && !(t->want_dma && t->dma_seen)) {
         n = ft_ring_read_records(&r->ring, buf, sizeof(buf), &nrec,
                                  &notify);
         if (n < 0) {
@@ -457,6 +473,114 @@ static int records(uint32_t domid, uint32_t count, uint32_t seconds,
         rc = -EIO;
     if (!rc)
         printf("disabled\n");
+out:
+    if (x)
+        xlft_xen_close(x);
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    return rc ? 1 : 0;
+}
+
+/* The guest's memory at 'gpa' is 'want'. */
+static int guest_has(uint32_t domid, uint64_t gpa, const uint8_t *want,
+                     uint32_t len, char *err, size_t errlen)
+{
+    xenforeignmemory_handle *fm = xenforeignmemory_open(NULL, 0);
+    xen_pfn_t pfn = gpa >> 12;
+    uint8_t *page;
+    int rc = 0;
+
+    if (!fm) {
+        snprintf(err, errlen, "cannot open libxenforeignmemory: %s",
+                 strerror(errno));
+        return -errno;
+    }
+    page = xenforeignmemory_map(fm, domid, PROT_READ, 1, &pfn, NULL);
+    if (!page) {
+        rc = -errno;
+        snprintf(err, errlen, "domain %u: cannot map gfn %#" PRIx64 ": %s",
+                 domid, (uint64_t)pfn, strerror(errno));
+    } else {
+        if (memcmp(page + (gpa & 4095), want, len)) {
+            snprintf(err, errlen, "domain %u: memory at %#" PRIx64 " is not "
+                     "what was written", domid, gpa);
+            rc = -EIO;
+        }
+        xenforeignmemory_unmap(fm, page, 1);
+    }
+    xenforeignmemory_close(fm);
+    return rc;
+}
+
+/*
+ * DMA as a device model does it (XEN_DMOP_ft_write) while recording:
+ * the bytes land in the guest and come out of the ring as a DMA record;
+ * then with FT off, where they are simply written.
+ */
+static int dma(uint32_t domid, uint64_t gpa)
+{
+    static struct tally t;
+    struct xlft_xen_ft_status st;
+    struct xlft_xen_evtchn e = { .local = -1 };
+    struct xlft_xen_ring r = { 0 };
+    struct xlft_xen *x = NULL;
+    uint8_t bytes[DMA_TEST_LEN];
+    char err[512] = "";
+    int rc = xlft_xen_open(&x, err, sizeof(err));
+
+    for (unsigned int i = 0; i < sizeof(bytes); i++)
+        bytes[i] = (uint8_t)(i * 7 + 3);
+    if (!rc)
+        rc = xlft_xen_ft_enable_record(x, domid, 0, enable_flags, &st, err,
+                                       sizeof(err));
+    if (rc)
+        goto out;
+    ft_codec_init(&t.codec);
+    t.want_dma = true;
+    rc = xlft_xen_ring_map(x, domid, &st, FT_RING_RECORD, &r, err,
+                           sizeof(err));
+    if (!rc)
+        rc = xlft_xen_evtchn_bind(x, domid, st.port, &e, err, sizeof(err));
+    if (!rc)
+        rc = xlft_xen_dm_write(x, domid, gpa, bytes, sizeof(bytes), err,
+                               sizeof(err));
+    if (!rc)
+        rc = drain(x, &r, &e, &t, UINT64_MAX, 30, err, sizeof(err));
+    if (!rc && !t.dma_seen) {
+        snprintf(err, sizeof(err), "domain %u: no DMA record in 30 s "
+                 "after the write", domid);
+        rc = -ETIMEDOUT;
+    }
+    if (!rc && (t.dma_gpa != gpa || t.dma_len != sizeof(bytes) ||
+                memcmp(t.dma_data, bytes, sizeof(bytes)))) {
+        snprintf(err, sizeof(err), "domain %u: the DMA record says %u bytes "
+                 "at %#" PRIx64 ", not what was written", domid, t.dma_len,
+                 t.dma_gpa);
+        rc = -EBADMSG;
+    }
+    if (!rc)
+        printf("dma: record %" PRIu64 ", %u bytes at %#" PRIx64 ", as "
+               "written\n", t.n, t.dma_len, t.dma_gpa);
+    if (!rc)
+        rc = guest_has(domid, gpa, bytes, sizeof(bytes), err, sizeof(err));
+    if (!rc)
+        printf("dma: in the guest's memory\n");
+    if (e.local >= 0)
+        xlft_xen_evtchn_unbind(x, &e);
+    if (r.res)
+        xlft_xen_ring_unmap(x, &r);
+    if (xlft_xen_ft_disable(x, domid, err + strlen(err),
+                            sizeof(err) - strlen(err)) && !rc)
+        rc = -EIO;
+    for (unsigned int i = 0; i < sizeof(bytes); i++)
+        bytes[i] = (uint8_t)(255 - i);
+    if (!rc)
+        rc = xlft_xen_dm_write(x, domid, gpa, bytes, sizeof(bytes), err,
+                               sizeof(err));
+    if (!rc)
+        rc = guest_has(domid, gpa, bytes, sizeof(bytes), err, sizeof(err));
+    if (!rc)
+        printf("dma: FT off, written at once\n");
 out:
     if (x)
         xlft_xen_close(x);
@@ -587,6 +711,19 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "replay") && argc == 3)
         return replay(domid);
+    if (!strcmp(argv[1], "dma") && argc == 4) {
+        char *end;
+        unsigned long long gpa;
+
+        errno = 0;
+        gpa = strtoull(argv[3], &end, 0);
+        if (errno || *end || end == argv[3]) {
+            fprintf(stderr, "xlft-xen: '%s' is not a guest address\n",
+                    argv[3]);
+            return 2;
+        }
+        return dma(domid, gpa);
+    }
     if (!strcmp(argv[1], "records") && (argc == 5 || argc == 6)) {
         if (parse_u32(argv[3], "count", &count) ||
             parse_u32(argv[4], "seconds", &seconds) || seconds > 3600 ||

@@ -3,8 +3,9 @@
 #
 # gen-ft-domctl.sh XEN_PATCHES_DIR OUT - write the FT domctl's public
 # definitions (struct xen_domctl_ft_op, its constants, XEN_DOMCTL_ft_op,
-# XENMEM_resource_ft) as a C header, taken from the lines the series in
-# XEN_PATCHES_DIR adds to public/domctl.h and public/memory.h.  The
+# XENMEM_resource_ft, the DMA op XEN_DMOP_ft_write) as a C header, taken
+# from the lines the series in XEN_PATCHES_DIR adds to public/domctl.h,
+# memory.h and hvm/dm_op.h.  The
 # patch stays the one definition: libxlft's xen backend compiles what
 # the hypervisor compiles, against Debian's stock Xen headers.
 set -eu
@@ -40,6 +41,15 @@ tmp="$out.tmp"
             }
             f == "a/xen/include/public/memory.h" &&
                 /^\+#define XENMEM_resource_ft[ \t]/ { print substr($0, 2) }
+            # The DMA op of device models.
+            f == "a/xen/include/public/hvm/dm_op.h" &&
+                /^\+struct xen_dm_op_ft_write \{/ { dm = 1 }
+            dm { print substr($0, 2) }
+            dm && /^\+typedef struct xen_dm_op_ft_write / { dm = 0 }
+            f == "a/xen/include/public/hvm/dm_op.h" &&
+                /^\+#define XEN_DMOP_(ft_write|FT_WRITE_MAX)[ \t]/ {
+                print substr($0, 2)
+            }
         ' "$dir/$p"
     done
     echo "#endif"
@@ -48,7 +58,8 @@ tmp="$out.tmp"
 for want in 'struct xen_domctl_ft_op {' \
         'DEFINE_XEN_GUEST_HANDLE(xen_domctl_ft_op_t);' \
         '#define XEN_DOMCTL_ft_op ' '#define XENMEM_resource_ft ' \
-        '#define XEN_DOMCTL_ft_status '; do
+        '#define XEN_DOMCTL_ft_status ' 'struct xen_dm_op_ft_write {' \
+        '#define XEN_DMOP_ft_write '; do
     if ! grep -qF -- "$want" "$tmp"; then
         echo "$0: the series in $dir does not add '$want'" >&2
         rm -f "$tmp"

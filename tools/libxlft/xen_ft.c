@@ -11,6 +11,7 @@
 #define __XEN_TOOLS__ 1
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sys/mman.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <xenevtchn.h>
 #include <xenforeignmemory.h>
 #include <xen/domctl.h>
+#include <xen/hvm/dm_op.h>
 #include <xen/xen.h>
 
 #include "xlft_ft_domctl.h"
@@ -262,6 +264,68 @@ int xlft_xen_ft_go_live(struct xlft_xen *x, uint32_t domid, char *err,
     if (rc == -ENOENT)
         snprintf(err, errlen, "domain %u does not replay: nothing to take "
                  "live", domid);
+    return rc;
+}
+
+/* XEN_DMOP_ft_write's first buffer: struct xen_dm_op with that member. */
+struct dm_ft_write {
+    uint32_t op;
+    uint32_t pad;
+    struct xen_dm_op_ft_write w;
+};
+_Static_assert(offsetof(struct dm_ft_write, w) ==
+               offsetof(struct xen_dm_op, u),
+               "the op follows struct xen_dm_op's header");
+
+int xlft_xen_dm_write(struct xlft_xen *x, uint32_t domid, uint64_t gpa,
+                      const void *data, uint32_t len, char *err,
+                      size_t errlen)
+{
+    struct dm_ft_write *op;
+    xen_dm_op_buf_t *bufs;
+    void *bytes;
+    int rc = -ENOMEM;
+
+    if (!len || len > XEN_DMOP_FT_WRITE_MAX) {
+        snprintf(err, errlen, "domain %u: a DMA write of %u bytes (1 to %u)",
+                 domid, len, XEN_DMOP_FT_WRITE_MAX);
+        return -EINVAL;
+    }
+    op = xencall_alloc_buffer(x->call, sizeof(*op));
+    bufs = xencall_alloc_buffer(x->call, 2 * sizeof(*bufs));
+    bytes = xencall_alloc_buffer(x->call, len);
+    if (!op || !bufs || !bytes) {
+        snprintf(err, errlen, "domain %u: no hypercall buffer", domid);
+        goto out;
+    }
+    memset(op, 0, sizeof(*op));
+    op->op = XEN_DMOP_ft_write;
+    op->w.gpa = gpa;
+    op->w.len = len;
+    memcpy(bytes, data, len);
+    memset(bufs, 0, 2 * sizeof(*bufs));
+    set_xen_guest_handle_raw(bufs[0].h, op);
+    bufs[0].size = sizeof(*op);
+    set_xen_guest_handle_raw(bufs[1].h, bytes);
+    bufs[1].size = len;
+
+    rc = xencall3(x->call, __HYPERVISOR_dm_op, domid, 2,
+                  (uint64_t)(uintptr_t)bufs);
+    if (rc < 0) {
+        rc = errno ? -errno : -EIO;
+        if (rc == -EOPNOTSUPP)
+            snprintf(err, errlen, "domain %u: the hypervisor has no FT DMA "
+                     "op (apply xen-patches)", domid);
+        else
+            snprintf(err, errlen, "domain %u: DMA write of %u bytes at %#"
+                     PRIx64 ": %s", domid, len, gpa, strerror(-rc));
+    } else {
+        rc = 0;
+    }
+out:
+    xencall_free_buffer(x->call, bytes);
+    xencall_free_buffer(x->call, bufs);
+    xencall_free_buffer(x->call, op);
     return rc;
 }
 

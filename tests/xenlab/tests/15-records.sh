@@ -10,8 +10,9 @@
 # asked for points without a count (--unsafe-no-counter), and says so in
 # its log.  Then the ring, of the least size, is left unread: Xen holds
 # the guest until it is drained, loses nothing, and recording goes on.
-# Replay needs VT-x: Xen refuses it on a running domain, and on the
-# lab's AMD CPU.  The guest keeps ticking once recording is off.
+# DMA as a device model does it (XEN_DMOP_ft_write) lands in the guest
+# and comes out of the ring as a DMA record.  Replay needs VT-x: Xen
+# refuses it on a running domain, and on the lab's AMD CPU.  The guest keeps ticking once recording is off.
 . "$(dirname "$0")/../testlib.sh"
 
 image=$XL_OUT/xen-patched.gz
@@ -59,6 +60,8 @@ echo "unsafe=$?"
 echo "stall=$?"
 sed -n "s/^\(stalled\|records\|status\): /stall &/p" /tmp/stall.txt
 xl dmesg | grep -o "FT: .*recorded without a branch counter.*" | head -n 1
+/xenft/xlft-xen --unsafe-no-counter dma 1 0x1000000
+echo "dma=$?"
 /xenft/xlft-xen replay 1
 echo "replay-running=$?"
 xl pause idle
@@ -85,5 +88,7 @@ expect '^xlft-xen: domain 1: this host cannot record exactly: its CPU' \
     '^stall records: [4-9][0-9]{4} ' '^stall status: seq [0-9]+ stopped 0$' \
     '^stall=0$' '^guest ticks on$' \
     '^xlft-xen: domain 1: replay needs the copy paused before it ever ran' \
-    '^replay-running=1$' '^replay-paused=1$' \
+    '^replay-running=1$' '^replay-paused=1$' '^dma=0$' \
+    '^dma: record [0-9]+, 256 bytes at 0x1000000, as written$' \
+    '^dma: in the guest.s memory$' '^dma: FT off, written at once$' \
     '^xlft-xen: domain 1: this host cannot replay: replay needs Intel VT-x'

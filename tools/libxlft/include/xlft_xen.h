@@ -84,6 +84,16 @@ int xlft_xen_ft_enable_replay(struct xlft_xen *x, uint32_t domid,
 /* Replay what the ring holds, then run live (state becomes "live"). */
 int xlft_xen_ft_go_live(struct xlft_xen *x, uint32_t domid, char *err,
                         size_t errlen);
+/*
+ * What a device model does for DMA into a protected guest
+ * (XEN_DMOP_ft_write): Xen writes the 'len' bytes (at most 64 KiB) at
+ * 'gpa' with the vCPU paused and, while it records the guest, logs them
+ * at that point.  A hypervisor without xen-patches answers -EOPNOTSUPP.
+ */
+int xlft_xen_dm_write(struct xlft_xen *x, uint32_t domid, uint64_t gpa,
+                      const void *data, uint32_t len, char *err,
+                      size_t errlen);
+
 /* Stop recording or replaying; the hypervisor frees the ring. */
 int xlft_xen_ft_disable(struct xlft_xen *x, uint32_t domid, char *err,
                         size_t errlen);
