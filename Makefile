@@ -31,8 +31,8 @@ TEST_INCLUDES := -Itests/lib -Ihvm/ftvm
 CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
 # libxlft's xen backend: in libxlft.a, linked only into dom0 programs.
-XLFT_XEN_SRC := tools/libxlft/xen_config.c tools/libxlft/xen_ft.c \
-                tools/libxlft/xs_status.c
+XLFT_XEN_SRC := tools/libxlft/xen_config.c tools/libxlft/xen_copy.c \
+                tools/libxlft/xen_ft.c tools/libxlft/xs_status.c
 XLFT_SRC := $(filter-out $(XLFT_XEN_SRC),$(XLFT_SRC))
 XEN_LIBS := -lxenlight -lxentoollog -lxenstore -lxencall \
             -lxenforeignmemory -lxenevtchn
@@ -116,9 +116,10 @@ $(BUILD)/obj/rel/tools/libxlft/xen_ft.o: tools/libxlft/xen_ft.c \
 # Drives the xen backend in the lab's dom0 (tests/xenlab/tests).
 all: $(BUILD)/tests/xlft-xen
 $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
-                         $(XLFT_XEN_OBJ) $(rel_CORE_OBJ)
+                         $(XLFT_XEN_OBJ) $(rel_CORE_OBJ) \
+                         $(BUILD)/obj/rel/tools/libxlft/copy_hdr.o
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(XEN_LIBS)
+	$(CC) $^ -o $@ $(XEN_LIBS) -lpthread
 
 $(BUILD)/bin/ftvm: $(rel_FTVM_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
