@@ -33,6 +33,7 @@ struct guest {
     libxl_ctx *ctx;
     uint32_t domid;             /* INVALID_DOMID until restored */
     char peer[128];
+    bool created;               /* the copy, restored here: never live */
     bool recording;
     bool have_ring;
     struct xlft_xen_ring ring;
@@ -81,6 +82,9 @@ static void xen_close(struct guest *g)
     xlft_xen_evtchn_unbind(g->x, &g->ev);
     if (g->have_ring)
         xlft_xen_ring_unmap(g->x, &g->ring);
+    /* A copy that never went live is of no use once its pair ends. */
+    if (g->created)
+        libxl_domain_destroy(g->ctx, g->domid, NULL);
     if (g->ctx)
         libxl_ctx_free(g->ctx);
     if (g->log)
@@ -225,6 +229,7 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
         break;
     case GUEST_RESTORE:
         rc = xlft_xen_copy_recv(fd, g->peer, &g->domid, why, len);
+        g->created = !rc;
         break;
     case GUEST_RECORD:
         rc = record(g, arg, why, len);
@@ -243,6 +248,7 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
             snprintf(why, len, "domain %u: cannot destroy it", g->domid);
             rc = -EIO;
         }
+        g->created = false;
         break;
     case GUEST_REPLAY:
     case GUEST_GOLIVE:

@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# 13-ftd-noft.sh - ftd with its xen backend on Debian's stock hypervisor:
+# asked to protect a running HVM guest (the idle guest, its console
+# ticking), the primary fails cleanly before it touches the guest,
+# saying the hypervisor has no FT support; state=error and that message
+# are in xenstore; the guest keeps running and ticking.  Both ftds run
+# in one dom0 over loopback.  The lab's dom0 has no libevent package:
+# the host's library goes with ftd.
+. "$(dirname "$0")/../testlib.sh"
+
+libevent=/usr/lib/x86_64-linux-gnu/libevent-2.1.so.7
+[ -e "$libevent" ] || fail "$libevent is missing (tools/deps.sh build)"
+lab_put bin/ftd guests/idle.bin
+# The library itself, not its link.
+cp -L "$libevent" "$XENLAB_PUT/" || fail "cannot put $libevent"
+lab -- '
+export LD_LIBRARY_PATH=/xenft
+cat > /tmp/idle.cfg <<EOC
+name = "idle"
+type = "hvm"
+memory = 32
+vcpus = 1
+vnc = 0
+vga = "none"
+kernel = "/xenft/idle.bin"
+cmdline = "hz=100"
+serial = "file:/tmp/idle.log"
+EOC
+xl create /tmp/idle.cfg || exit 1
+# ticks N: wait (at most 120 s) for N lines of ticks on the console.
+ticks() {
+    n=0
+    until [ "$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)" -ge "$1" ]; do
+        n=$((n + 1))
+        [ $n -le 240 ] || { echo "not $1 lines of ticks"; exit 1; }
+        sleep 0.5
+    done
+    echo "ticking: $1 lines"
+}
+ticks 2
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
+mkdir -p /tmp/arb
+opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
+timeout -k 5 60 /xenft/ftd secondary $opts --listen 127.0.0.1:7801 \
+    > /tmp/s.log 2>&1 &
+sec=$!
+n=0
+until grep -q "listening on" /tmp/s.log; do
+    n=$((n + 1))
+    [ $n -le 100 ] || { echo "no secondary"; cat /tmp/s.log; exit 1; }
+    sleep 0.1
+done
+timeout -k 5 60 /xenft/ftd primary $opts --guest idle \
+    --peer 127.0.0.1:7801 2>&1
+echo "primary: status $?"
+wait $sec
+echo "secondary: status $?"
+echo "state=$(xenstore-read /libxl/1/ft/state)"
+echo "error=$(xenstore-read /libxl/1/ft/error)"
+xl list idle | awk "NR == 2 { print \"guest \" \$1 \" \" \$5 }"
+lines=$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)
+ticks $((lines + 2))
+xl destroy idle
+'
+expect_status 0
+msg='domain 1: hypervisor has no FT support \(apply xen-patches\)'
+expect '^ticking: 2 lines$' "^ftd: primary idle: $msg\$" \
+    '^primary: status 1$' '^secondary: status 1$' \
+    '^state=error$' "^error=$msg\$" '^guest idle [-rb]+$' \
+    '^ticking: [0-9]+ lines$'
