@@ -34,6 +34,7 @@ struct guest {
     uint32_t domid;             /* INVALID_DOMID until restored */
     char peer[128];
     bool created;               /* the copy, restored here: never live */
+    bool paused;                /* by GUEST_PAUSE */
     bool recording;
     bool have_ring;
     struct xlft_xen_ring ring;
@@ -82,9 +83,14 @@ static void xen_close(struct guest *g)
     xlft_xen_evtchn_unbind(g->x, &g->ev);
     if (g->have_ring)
         xlft_xen_ring_unmap(g->x, &g->ring);
-    /* A copy that never went live is of no use once its pair ends. */
+    /*
+     * A copy that never went live is of no use once its pair ends; a
+     * guest paused here runs on.
+     */
     if (g->created)
         libxl_domain_destroy(g->ctx, g->domid, NULL);
+    else if (g->paused)
+        libxl_domain_unpause(g->ctx, g->domid, NULL);
     if (g->ctx)
         libxl_ctx_free(g->ctx);
     if (g->log)
@@ -186,7 +192,13 @@ static int record(struct guest *g, uint32_t ring_data, char *why,
     if (rc)
         return rc;
     g->have_ring = true;
-    return xlft_xen_evtchn_bind(g->x, g->domid, st.port, &g->ev, why, len);
+    rc = xlft_xen_evtchn_bind(g->x, g->domid, st.port, &g->ev, why, len);
+    if (rc)
+        return rc;
+    fprintf(stderr, "ftd: domain %u: recording into a ring of %u frames, "
+            "event channel %u bound to dom0 port %d\n", g->domid,
+            st.nr_frames, st.port, g->ev.local);
+    return 0;
 }
 
 /* Channel, ring, recording: released in that order. */
@@ -207,6 +219,25 @@ static int disable(struct guest *g, char *why, size_t len)
     return rc;
 }
 
+static int set_paused(struct guest *g, bool on, char *why, size_t len)
+{
+    if (on == g->paused)
+        return 0;
+    if (on ? libxl_domain_pause(g->ctx, g->domid, NULL)
+           : libxl_domain_unpause(g->ctx, g->domid, NULL)) {
+        snprintf(why, len, "domain %u: cannot %s it", g->domid,
+                 on ? "pause" : "unpause");
+        return -EIO;
+    }
+    g->paused = on;
+    return 0;
+}
+
+static int pause_at_copy(void *arg, char *why, size_t len)
+{
+    return set_paused(arg, true, why, len);
+}
+
 static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
                     char *why, size_t len)
 {
@@ -215,21 +246,30 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
     switch (op) {
     case GUEST_PAUSE:
     case GUEST_UNPAUSE:
-        if ((op == GUEST_PAUSE ? libxl_domain_pause(g->ctx, g->domid, NULL)
-                               : libxl_domain_unpause(g->ctx, g->domid,
-                                                      NULL))) {
-            snprintf(why, len, "domain %u: cannot %s it", g->domid,
-                     op == GUEST_PAUSE ? "pause" : "unpause");
-            rc = -EIO;
-        }
+        rc = set_paused(g, op == GUEST_PAUSE, why, len);
         break;
     case GUEST_SAVE:
-        rc = xlft_xen_copy_send(g->domid, fd, g->peer, NULL, NULL, why,
-                                len);
+        /*
+         * The guest runs during the live phase; the copy's suspend stops
+         * it at the consistent point, where it is paused again.
+         */
+        if (g->paused && (rc = set_paused(g, false, why, len)))
+            break;
+        rc = xlft_xen_copy_send(g->domid, fd, g->peer, pause_at_copy, g,
+                                why, len);
+        if (!g->paused) {
+            char more[200];
+
+            set_paused(g, true, more, sizeof(more));
+        }
         break;
     case GUEST_RESTORE:
         rc = xlft_xen_copy_recv(fd, g->peer, &g->domid, why, len);
-        g->created = !rc;
+        /* libxl leaves the copy paused. */
+        g->created = g->paused = !rc;
+        if (!rc)
+            fprintf(stderr, "ftd: the copy from %s is domain %u, paused\n",
+                    g->peer, g->domid);
         break;
     case GUEST_RECORD:
         rc = record(g, arg, why, len);

@@ -95,6 +95,7 @@ struct pair {
     char guest_path[300];       /* secondary: the guest started for it */
     uint64_t guest_wait_ns;
     struct claim *claim;
+    struct job *job;
 
     /* Primary. */
     int sync_fd;                /* memfd: sync header and saved state */
@@ -137,6 +138,7 @@ static void say(struct pair *p, const char *fmt, ...)
 
 static void end(struct pair *p, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+static void job_join(struct pair *p);
 
 static void end(struct pair *p, int err, const char *fmt, ...)
 {
@@ -162,6 +164,7 @@ static void end(struct pair *p, int err, const char *fmt, ...)
             xlft_chan_send(p->chan, &m);
         xlft_chan_close(p->chan);
     }
+    job_join(p);
     if (p->vm && p->be->status)
         p->be->status(p->vm, err ? "error" : state_names[p->st],
                       err ? why : NULL);
@@ -214,6 +217,77 @@ static bool map_ring(struct pair *p, enum guest_op op)
     return true;
 }
 
+/*
+ * A copy of the guest (SAVE, RESTORE) takes seconds on Xen: it runs on
+ * a thread of its own while the loop keeps the channel and heartbeats
+ * going.  Nothing else asks the guest anything meanwhile.
+ */
+struct job {
+    pthread_t thread;
+    int efd;                    /* eventfd: the copy is done */
+    struct event *ev;
+    bool running;
+    enum guest_op op;
+    int fd, rc;
+    char why[400];
+    void (*done)(struct pair *p);
+};
+
+static void *job_main(void *arg)
+{
+    struct pair *p = arg;
+    struct job *j = p->job;
+    uint64_t one = 1;
+
+    j->rc = p->be->call(p->vm, j->op, 0, j->fd, j->why, sizeof(j->why));
+    if (write(j->efd, &one, sizeof(one)) < 0)
+        j->rc = -EIO;
+    return NULL;
+}
+
+/* The thread is done with the guest: wait for it. */
+static void job_join(struct pair *p)
+{
+    if (!p->job || !p->job->running)
+        return;
+    pthread_join(p->job->thread, NULL);
+    p->job->running = false;
+}
+
+static void job_in(evutil_socket_t fd, short what, void *arg)
+{
+    struct pair *p = arg;
+    struct job *j = p->job;
+    uint64_t n;
+
+    (void)what;
+    if (read(fd, &n, sizeof(n)) < 0 || !j->running)
+        return;
+    job_join(p);
+    if (p->ended)
+        return;
+    if (j->rc) {
+        end(p, j->rc, "%s", j->why);
+        return;
+    }
+    j->done(p);
+}
+
+static void job_start(struct pair *p, enum guest_op op, int fd,
+                      void (*done)(struct pair *p))
+{
+    struct job *j = p->job;
+
+    j->op = op;
+    j->fd = fd;
+    j->done = done;
+    j->running = true;
+    if (pthread_create(&j->thread, NULL, job_main, p)) {
+        j->running = false;
+        end(p, -EAGAIN, "cannot start a thread for the copy");
+    }
+}
+
 /* ---- primary -------------------------------------------------------- */
 
 static void pump(struct pair *p);
@@ -252,12 +326,13 @@ static void send_state(struct pair *p)
     pump(p);
 }
 
+static void primary_saved(struct pair *p);
+
 /* Pause, save, record, resume: the copy and the log start together. */
 static void primary_up(struct pair *p)
 {
     uint8_t hdr[SYNC_HDR] = SYNC_MAGIC;
     struct timespec ts;
-    off_t size;
 
     clock_gettime(CLOCK_REALTIME, &ts);
     p->gen = (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
@@ -266,10 +341,19 @@ static void primary_up(struct pair *p)
         end(p, -errno, "cannot keep the state: %s", strerror(errno));
         return;
     }
-    if (!guest(p, GUEST_PAUSE, 0, -1) ||
-        !guest(p, GUEST_SAVE, 0, p->sync_fd) ||
-        !map_ring(p, GUEST_RECORD) ||
-        !guest(p, GUEST_UNPAUSE, 0, -1))
+    if (!guest(p, GUEST_PAUSE, 0, -1))
+        return;
+    /* Heartbeats go on while the copy is made. */
+    p->st = S_SYNC;
+    job_start(p, GUEST_SAVE, p->sync_fd, primary_saved);
+}
+
+static void primary_saved(struct pair *p)
+{
+    uint8_t hdr[SYNC_HDR] = SYNC_MAGIC;
+    off_t size;
+
+    if (!map_ring(p, GUEST_RECORD) || !guest(p, GUEST_UNPAUSE, 0, -1))
         return;
     size = lseek(p->sync_fd, 0, SEEK_END);
     memcpy(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4);
@@ -281,7 +365,6 @@ static void primary_up(struct pair *p)
         return;
     }
     p->sync_total = (uint64_t)size;
-    p->st = S_SYNC;
     send_state(p);
 }
 
@@ -453,11 +536,15 @@ static int bind_guest(struct pair *p, const char *field)
     return 0;
 }
 
+static void restored(struct pair *p);
+
 /* The whole state is here: into the guest, once it answers. */
 static void restore(struct pair *p)
 {
     char why[300];
 
+    if (p->job->running)
+        return;
     if (!p->vm && p->be->open(&p->vm, p->guest_path[0] ? p->guest_path
                                                        : NULL,
                               p->peer, why, sizeof(why))) {
@@ -468,9 +555,12 @@ static void restore(struct pair *p)
         return;
     }
     lseek(p->sync_fd, SYNC_HDR, SEEK_SET);
-    if (!guest(p, GUEST_RESTORE, 0, p->sync_fd) ||
-        !map_ring(p, GUEST_REPLAY) ||
-        !guest(p, GUEST_UNPAUSE, 0, -1))
+    job_start(p, GUEST_RESTORE, p->sync_fd, restored);
+}
+
+static void restored(struct pair *p)
+{
+    if (!map_ring(p, GUEST_REPLAY) || !guest(p, GUEST_UNPAUSE, 0, -1))
         return;
     close(p->sync_fd);
     p->sync_fd = -1;
@@ -683,6 +773,10 @@ static void arbitrate(struct pair *p)
 
 static void peer_lost(struct pair *p, const char *why)
 {
+    if (p->job->running) {
+        end(p, -ECONNRESET, "peer lost while the copy was made: %s", why);
+        return;
+    }
     if (p->st == S_HANDSHAKE || (p->st == S_SYNC &&
                                  p->cfg.role == PAIR_SECONDARY)) {
         end(p, -ECONNRESET, "peer lost before the copy was made: %s", why);
@@ -822,6 +916,8 @@ static void on_chan_writable(struct xlft_chan *c, void *arg)
     struct pair *p = arg;
 
     (void)c;
+    if (p->job->running)
+        return;                 /* the state is still being made */
     if (p->st == S_SYNC && p->cfg.role == PAIR_PRIMARY)
         send_state(p);
     else
@@ -907,7 +1003,15 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
                        event_new(cfg->base, p->claim->efd,
                                  EV_READ | EV_PERSIST, claim_in, p);
     }
-    if (!p->claim || !p->claim->ev || event_add(p->claim->ev, NULL)) {
+    p->job = calloc(1, sizeof(*p->job));
+    if (p->job) {
+        p->job->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        p->job->ev = p->job->efd < 0 ? NULL :
+                     event_new(cfg->base, p->job->efd, EV_READ | EV_PERSIST,
+                               job_in, p);
+    }
+    if (!p->claim || !p->claim->ev || event_add(p->claim->ev, NULL) ||
+        !p->job || !p->job->ev || event_add(p->job->ev, NULL)) {
         snprintf(why, whylen, "cannot set up the arbiter's thread");
         close(cfg->fd);
         pair_free(p);
@@ -955,6 +1059,14 @@ void pair_free(struct pair *p)
         if (p->claim->efd > 0)
             close(p->claim->efd);
         free(p->claim);
+    }
+    if (p->job) {
+        job_join(p);
+        if (p->job->ev)
+            event_free(p->job->ev);
+        if (p->job->efd > 0)
+            close(p->job->efd);
+        free(p->job);
     }
     if (p->chan)
         xlft_chan_free(p->chan);

@@ -297,6 +297,28 @@ static void undo(libxl_ctx *ctx, uint32_t domid)
     libxl_dominfo_dispose(&info);
 }
 
+/*
+ * The copy keeps the guest's name, unless a domain of that name runs
+ * here (both ends on one host): then it is NAME--secondary.
+ */
+static int own_name(libxl_ctx *ctx, libxl_domain_config *cfg, char *err,
+                    size_t errlen)
+{
+    uint32_t other;
+    char *name;
+
+    if (!cfg->c_info.name ||
+        libxl_name_to_domid(ctx, cfg->c_info.name, &other))
+        return 0;
+    if (asprintf(&name, "%s" XLFT_COPY_SUFFIX, cfg->c_info.name) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    free(cfg->c_info.name);
+    cfg->c_info.name = name;
+    return 0;
+}
+
 int xlft_xen_copy_recv(int fd, const char *peer, uint32_t *domid, char *err,
                        size_t errlen)
 {
@@ -356,6 +378,9 @@ int xlft_xen_copy_recv(int fd, const char *peer, uint32_t *domid, char *err,
         goto out;
     }
     cfg.c_info.domid = INVALID_DOMID;
+    rc = own_name(l.ctx, &cfg, err, errlen);
+    if (rc)
+        goto out;
     params.checkpointed_stream = LIBXL_CHECKPOINTED_STREAM_NONE;
     params.stream_version = 2;
     watch_start(&w, fd);
@@ -364,9 +389,8 @@ int xlft_xen_copy_recv(int fd, const char *peer, uint32_t *domid, char *err,
     stalled = watch_stop(&w);
     if (lrc) {
         snprintf(err, errlen, "copy of domain %u from %s: restore failed "
-                 "(%s; libxl error %d); nothing kept", h.domid, peer,
-                 stalled ? "the stream stalled" : "a broken or cut stream",
-                 lrc);
+                 "(%slibxl error %d, its messages above); nothing kept",
+                 h.domid, peer, stalled ? "the stream stalled; " : "", lrc);
         undo(l.ctx, newid);
         rc = -EIO;
         goto out;

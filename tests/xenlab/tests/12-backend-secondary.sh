@@ -103,7 +103,7 @@ expect '^ticking: 2 lines$' \
     '^recv 8003: xlft-xen: no copy stream from 10\.99\.0\.1:[0-9]+: closed' \
     '^recv 8003: status 1$' \
     '^recv 8004: xlft-xen: copy of domain 1 from 10\.99\.0\.1:[0-9]+: '\
-'restore failed \(a broken or cut stream; libxl error -?[0-9]+\); '\
+'restore failed \(libxl error -?[0-9]+, its messages above\); '\
 'nothing kept$' \
     '^recv 8004: status 1$' \
     '^recv 8005: copy: domain [0-9]+ from 10\.99\.0\.1:[0-9]+, paused$' \

@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #define XLFT_COPY_STALL_S 30
+/* Added to the copy's name where the guest's own is taken. */
+#define XLFT_COPY_SUFFIX "--secondary"
 
 /*
  * Called while the guest is suspended and the copy is consistent with
@@ -35,8 +37,9 @@ int xlft_xen_copy_send(uint32_t domid, int fd, const char *peer,
                        size_t errlen);
 
 /*
- * Create the copy that 'fd' carries, paused, into '*domid'.  On failure
- * nothing is left behind: a half-restored domain is destroyed.
+ * Create the copy that 'fd' carries, paused, into '*domid', under the
+ * guest's name, or with XLFT_COPY_SUFFIX if a domain here has it.  On
+ * failure nothing is left behind: a half-restored domain is destroyed.
  */
 int xlft_xen_copy_recv(int fd, const char *peer, uint32_t *domid, char *err,
                        size_t errlen);
