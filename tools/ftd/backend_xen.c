@@ -306,10 +306,18 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
     return rc ? fail(g, rc, why) : 0;
 }
 
+/* What the hypervisor says of the domain's FT state. */
 static void xen_why_stopped(struct guest *g, char *why, size_t len)
 {
-    snprintf(why, len, "domain %u: the hypervisor flagged the ring",
-             g->domid);
+    struct xlft_xen_ft_status st;
+    char err[300];
+
+    if (xlft_xen_ft_status(g->x, g->domid, &st, err, sizeof(err)))
+        snprintf(why, len, "%s", err);
+    else
+        snprintf(why, len, "domain %u: FT %s at record %llu, the ring "
+                 "flagged", g->domid, xlft_xen_ft_state_name(st.state),
+                 (unsigned long long)st.seq);
 }
 
 static struct ft_ring *xen_ring(struct guest *g)

@@ -321,6 +321,8 @@ static void send_state(struct pair *p)
     close(p->sync_fd);
     p->sync_fd = -1;
     p->st = S_PROTECTED;
+    if (p->be->status)
+        p->be->status(p->vm, "protected", NULL);
     say(p, "secondary created (%" PRIu64 " bytes of state), protected",
         p->sync_total);
     pump(p);
@@ -565,6 +567,8 @@ static void restored(struct pair *p)
     close(p->sync_fd);
     p->sync_fd = -1;
     p->st = S_PROTECTED;
+    if (p->be->status)
+        p->be->status(p->vm, "protected", NULL);
     say(p, "copy of the guest restored (%" PRIu64 " bytes), replaying",
         p->sync_total - SYNC_HDR);
     feed(p);
