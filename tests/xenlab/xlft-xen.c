@@ -20,11 +20,14 @@
  *                                           set; unbind, disable again
  *   xlft-xen evtchn-bind DOMID PORT         bind that port as the ring's
  *                                           channel would be, unbind
- *   xlft-xen copy-send DOMID HOST:PORT [CUT]  send a live copy of the
+ *   xlft-xen copy-send DOMID HOST:PORT [CUT [stall]]
+ *                                           send a live copy of the
  *                                           guest (it runs on), wait for
  *                                           the receiver's reply; CUT:
  *                                           only that many bytes get
- *                                           through (a cut stream)
+ *                                           through (a cut stream), and
+ *                                           with stall the connection
+ *                                           then stays open, silent
  *   xlft-xen copy-recv PORT                 take one copy on PORT, leave
  *                                           it paused, reply
  *
@@ -36,6 +39,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +64,7 @@ static int usage(void)
             "       xlft-xen check-config DOMID\n"
             "       xlft-xen record-ring DOMID [CMD]\n"
             "       xlft-xen evtchn-bind DOMID PORT\n"
-            "       xlft-xen copy-send DOMID HOST:PORT [CUT]\n"
+            "       xlft-xen copy-send DOMID HOST:PORT [CUT [stall]]\n"
             "       xlft-xen copy-recv PORT\n");
     return 2;
 }
@@ -339,10 +343,14 @@ static int dial(const char *spec, char *err, size_t errlen)
     return fd;
 }
 
-/* The test's cut: 'left' bytes from 'in' to 'out', then both ends shut. */
+/*
+ * The test's cut: 'left' bytes from 'in' to 'out', then both ends shut;
+ * with 'stall', 'out' stays open, silent, until the receiver gives up.
+ */
 struct cut {
     int in, out;
     uint64_t left;
+    bool stall;
 };
 
 static void *cut_relay(void *arg)
@@ -357,6 +365,11 @@ static void *cut_relay(void *arg)
         if (n <= 0 || write(c->out, buf, (size_t)n) != n)
             break;
         c->left -= (uint64_t)n;
+    }
+    if (c->stall) {
+        struct pollfd p = { .fd = c->out, .events = POLLIN };
+
+        poll(&p, 1, 120000);
     }
     shutdown(c->out, SHUT_WR);
     close(c->in);
@@ -391,7 +404,8 @@ static int read_reply(int fd, uint8_t *buf)
     return 0;
 }
 
-static int copy_send(uint32_t domid, const char *peer, const char *cut_arg)
+static int copy_send(uint32_t domid, const char *peer, const char *cut_arg,
+                     bool stall)
 {
     uint8_t reply[XLFT_COPY_REPLY_SIZE];
     struct cut c = { .in = -1 };
@@ -416,7 +430,8 @@ static int copy_send(uint32_t domid, const char *peer, const char *cut_arg)
             return 1;
         }
         c = (struct cut){ .in = sp[1], .out = fd,
-                          .left = strtoull(cut_arg, NULL, 10) };
+                          .left = strtoull(cut_arg, NULL, 10),
+                          .stall = stall };
         out = sp[0];
         if (pthread_create(&relay, NULL, cut_relay, &c)) {
             fprintf(stderr, "xlft-xen: cannot start the relay\n");
@@ -512,8 +527,10 @@ int main(int argc, char **argv)
     }
     if (parse_u32(argv[2], "domain id", &domid))
         return 2;
-    if (!strcmp(argv[1], "copy-send") && (argc == 4 || argc == 5))
-        return copy_send(domid, argv[3], argc == 5 ? argv[4] : NULL);
+    if (!strcmp(argv[1], "copy-send") && argc >= 4 && argc <= 6 &&
+        (argc < 6 || !strcmp(argv[5], "stall")))
+        return copy_send(domid, argv[3], argc >= 5 ? argv[4] : NULL,
+                         argc == 6);
     if (!strcmp(argv[1], "status-write"))
         return status_write(domid, argc - 3, argv + 3);
     if (!strcmp(argv[1], "control-watch") && argc == 4) {
