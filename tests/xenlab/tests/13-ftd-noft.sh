@@ -6,13 +6,15 @@
 # ticking), the primary fails cleanly before it touches the guest,
 # saying the hypervisor has no FT support; state=error and that message
 # are in xenstore; the guest keeps running and ticking.  Both ftds run
-# in one dom0 over loopback.  The lab's dom0 has no libevent package:
+# in one dom0 over loopback: first by hand (ftd primary / secondary),
+# then as two services (backend = xen in their ft.conf) asked by xl-ft
+# ft-enable.  A config asking a Xen guest to be slowed is refused.  The lab's dom0 has no libevent package:
 # the host's library goes with ftd.
 . "$(dirname "$0")/../testlib.sh"
 
 libevent=/usr/lib/x86_64-linux-gnu/libevent-2.1.so.7
 [ -e "$libevent" ] || fail "$libevent is missing (tools/deps.sh build)"
-lab_put bin/ftd guests/idle.bin
+lab_put bin/ftd bin/xl-ft guests/idle.bin
 # The library itself, not its link.
 cp -L "$libevent" "$XENLAB_PUT/" || fail "cannot put $libevent"
 lab -- '
@@ -59,6 +61,38 @@ wait $sec
 echo "secondary: status $?"
 echo "state=$(xenstore-read /libxl/1/ft/state)"
 echo "error=$(xenstore-read /libxl/1/ft/error)"
+xenstore-rm /libxl/1/ft
+# The same through the services.
+for h in A B; do
+    mkdir -p /tmp/run$h
+    cat > /tmp/ft$h.conf <<EOC
+host-name = host$h
+listen = 127.0.0.1:78$([ $h = A ] && echo 10 || echo 11)
+key = /tmp/ft.key
+arbiter = file:/tmp/arb
+backend = xen
+run-dir = /tmp/run$h
+EOC
+    timeout -k 5 120 /xenft/ftd --config /tmp/ft$h.conf \
+        > /tmp/svc$h.log 2>&1 &
+    eval "svc$h=\$!"
+done
+n=0
+until [ -S /tmp/runA/ftd.sock ] && [ -S /tmp/runB/ftd.sock ]; do
+    n=$((n + 1))
+    [ $n -le 100 ] || { echo "no services"; cat /tmp/svc?.log; exit 1; }
+    sleep 0.1
+done
+/xenft/xl-ft --socket /tmp/runA/ftd.sock ft-enable idle 127.0.0.1:7811 2>&1
+echo "ft-enable: status $?"
+echo "state=$(xenstore-read /libxl/1/ft/state)"
+echo "error=$(xenstore-read /libxl/1/ft/error)"
+cp /tmp/ftA.conf /tmp/slow.conf
+echo "lag-limit-us = 50000" >> /tmp/slow.conf
+/xenft/ftd --config /tmp/slow.conf 2>&1
+echo "slow: status $?"
+kill $svcA $svcB
+wait $svcA $svcB
 xl list idle | awk "NR == 2 { print \"guest \" \$1 \" \" \$5 }"
 lines=$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)
 ticks $((lines + 2))
@@ -69,4 +103,11 @@ msg='domain 1: hypervisor has no FT support \(apply xen-patches\)'
 expect '^ticking: 2 lines$' "^ftd: primary idle: $msg\$" \
     '^primary: status 1$' '^secondary: status 1$' \
     '^state=error$' "^error=$msg\$" '^guest idle [-rb]+$' \
-    '^ticking: [0-9]+ lines$'
+    '^ticking: [0-9]+ lines$' "$msg" '^ft-enable: status 1$' \
+    '^ftd: /tmp/slow.conf: lag-limit-us: the xen backend has no control of '\
+"a guest's speed$" '^slow: status 1$'
+[ "$(grep -c '^state=error$' "$out")" = 2 ] || fail "the service wrote" \
+    "no state=error"
+[ "$(grep -cE "^error=$msg\$" "$out")" = 2 ] || fail "the service wrote" \
+    "no error"
+exit 0
