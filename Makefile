@@ -31,8 +31,8 @@ TEST_INCLUDES := -Itests/lib -Ihvm/ftvm
 CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
 # libxlft's xen backend: in libxlft.a, linked only into dom0 programs.
-XLFT_XEN_SRC := tools/libxlft/xen_config.c tools/libxlft/xen_ft.c \
-                tools/libxlft/xs_status.c
+XLFT_XEN_SRC := tools/libxlft/xen_config.c tools/libxlft/xen_copy.c \
+                tools/libxlft/xen_ft.c tools/libxlft/xs_status.c
 XLFT_SRC := $(filter-out $(XLFT_XEN_SRC),$(XLFT_SRC))
 XEN_LIBS := -lxenlight -lxentoollog -lxenstore -lxencall \
             -lxenforeignmemory -lxenevtchn
@@ -108,17 +108,18 @@ GEN_FT_DOMCTL := tools/libxlft/gen-ft-domctl.sh xen-patches/series \
 $(BUILD)/gen/xlft_ft_domctl.h: $(GEN_FT_DOMCTL)
 	@mkdir -p $(@D)
 	sh tools/libxlft/gen-ft-domctl.sh xen-patches $@
-$(BUILD)/obj/rel/tools/libxlft/xen_ft.o: tools/libxlft/xen_ft.c \
-                                         $(BUILD)/gen/xlft_ft_domctl.h
+$(BUILD)/obj/%/tools/libxlft/xen_ft.o: tools/libxlft/xen_ft.c \
+                                       $(BUILD)/gen/xlft_ft_domctl.h
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -I$(BUILD)/gen $(rel_CFLAGS) \
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -I$(BUILD)/gen $($*_CFLAGS) \
 		-MMD -MP -c $< -o $@
 # Drives the xen backend in the lab's dom0 (tests/xenlab/tests).
 all: $(BUILD)/tests/xlft-xen
 $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
-                         $(XLFT_XEN_OBJ) $(rel_CORE_OBJ)
+                         $(XLFT_XEN_OBJ) $(rel_CORE_OBJ) \
+                         $(BUILD)/obj/rel/tools/libxlft/copy_hdr.o
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(XEN_LIBS)
+	$(CC) $^ -o $@ $(XEN_LIBS) -lpthread
 
 $(BUILD)/bin/ftvm: $(rel_FTVM_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
@@ -128,9 +129,11 @@ $(BUILD)/bin/ftlog: $(rel_FTLOG_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LIBS)
 
-$(BUILD)/bin/ftd: $(rel_FTD_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
+# One ftd for both backends: it links the xen backend (backend_xen.c).
+$(BUILD)/bin/ftd: $(rel_FTD_OBJ) $(rel_XLFT_OBJ) $(XLFT_XEN_OBJ) \
+                  $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(LIBS)
+	$(CC) $^ -o $@ $(LIBS) $(XEN_LIBS)
 
 $(BUILD)/bin/xl-ft: $(BUILD)/obj/rel/tools/xl-ft/xl-ft.o
 	@mkdir -p $(@D)
@@ -190,9 +193,10 @@ $(SAN)/tests/ftvm-dom0: $(BUILD)/obj/san/tests/ftvm/ftvm-dom0.o \
                        $(san_XLFT_OBJ) $(san_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
-$(SAN)/bin/ftd: $(san_FTD_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ)
+$(SAN)/bin/ftd: $(san_FTD_OBJ) $(san_XLFT_OBJ) \
+                $(XLFT_XEN_SRC:%.c=$(BUILD)/obj/san/%.o) $(san_CORE_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
+	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS) $(XEN_LIBS)
 $(SAN)/bin/xl-ft: $(BUILD)/obj/san/tools/xl-ft/xl-ft.o
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@

@@ -30,11 +30,20 @@
  *                                           least size, left unread
  *                                           until Xen stalls the guest
  *                                           (at most STALL seconds)
- *
  *   xlft-xen dma DOMID GPA                  DMA as a device model does:
  *                                           recorded, and with FT off
  *   xlft-xen replay DOMID                   enable replay on a paused
  *                                           copy, report, disable again
+ *   xlft-xen copy-send DOMID HOST:PORT [CUT [stall]]
+ *                                           send a live copy of the
+ *                                           guest (it runs on), wait for
+ *                                           the receiver's reply; CUT:
+ *                                           only that many bytes get
+ *                                           through (a cut stream), and
+ *                                           with stall the connection
+ *                                           then stays open, silent
+ *   xlft-xen copy-recv PORT                 take one copy on PORT, leave
+ *                                           it paused, reply
  *
  * --unsafe-no-counter before the command enables recording on a CPU with
  * no branch counter (the lab's), as test hypervisors allow.
@@ -43,15 +52,24 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ft_log.h"
+#include "xlft_copy.h"
 #include "xlft_xen.h"
+#include "xlft_xen_copy.h"
 #include "xlft_xen_config.h"
 #include "xlft_xs.h"
 
@@ -68,6 +86,8 @@ static int usage(void)
             "       xlft-xen check-config DOMID\n"
             "       xlft-xen record-ring DOMID [CMD]\n"
             "       xlft-xen evtchn-bind DOMID PORT\n"
+            "       xlft-xen copy-send DOMID HOST:PORT [CUT [stall]]\n"
+            "       xlft-xen copy-recv PORT\n"
             "       xlft-xen records DOMID COUNT SECONDS [STALL]\n"
             "       xlft-xen replay DOMID\n"
             "       xlft-xen dma DOMID GPA\n"
@@ -678,6 +698,208 @@ static int check_config(uint32_t domid)
     return rc ? 1 : 0;
 }
 
+/* HOST:PORT, connected, or -1 with 'err' naming it. */
+static int dial(const char *spec, char *err, size_t errlen)
+{
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+    char host[256];
+    const char *colon = strrchr(spec, ':');
+    int fd = -1, rc;
+
+    if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof(host)) {
+        snprintf(err, errlen, "'%s' is not HOST:PORT", spec);
+        return -1;
+    }
+    memcpy(host, spec, (size_t)(colon - spec));
+    host[colon - spec] = '\0';
+    rc = getaddrinfo(host, colon + 1, &hints, &ai);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", spec, gai_strerror(rc));
+        return -1;
+    }
+    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+        snprintf(err, errlen, "cannot connect to %s: %s", spec,
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    return fd;
+}
+
+/*
+ * The test's cut: 'left' bytes from 'in' to 'out', then both ends shut;
+ * with 'stall', 'out' stays open, silent, until the receiver gives up.
+ */
+struct cut {
+    int in, out;
+    uint64_t left;
+    bool stall;
+};
+
+static void *cut_relay(void *arg)
+{
+    struct cut *c = arg;
+    char buf[65536];
+
+    while (c->left) {
+        ssize_t n = read(c->in, buf, c->left < sizeof(buf) ? c->left
+                                                           : sizeof(buf));
+
+        if (n <= 0 || write(c->out, buf, (size_t)n) != n)
+            break;
+        c->left -= (uint64_t)n;
+    }
+    if (c->stall) {
+        struct pollfd p = { .fd = c->out, .events = POLLIN };
+
+        poll(&p, 1, 120000);
+    }
+    shutdown(c->out, SHUT_WR);
+    close(c->in);
+    return NULL;
+}
+
+static int at_copy(void *arg, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    printf("copy: domain %" PRIu32 " suspended, the copy consistent\n",
+           *(uint32_t *)arg);
+    fflush(stdout);
+    return 0;
+}
+
+static int read_reply(int fd, uint8_t *buf)
+{
+    size_t got = 0;
+
+    while (got < XLFT_COPY_REPLY_SIZE) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        ssize_t n;
+
+        if (poll(&p, 1, 120000) <= 0)
+            return -ETIMEDOUT;
+        n = read(fd, buf + got, XLFT_COPY_REPLY_SIZE - got);
+        if (n <= 0)
+            return n ? -errno : -ENODATA;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+static int copy_send(uint32_t domid, const char *peer, const char *cut_arg,
+                     bool stall)
+{
+    uint8_t reply[XLFT_COPY_REPLY_SIZE];
+    struct cut c = { .in = -1 };
+    pthread_t relay;
+    uint32_t copy;
+    int32_t status;
+    char err[600];
+    int fd, out, sp[2], rc;
+
+    if (cut_arg && parse_u32(cut_arg, "byte count", &(uint32_t){ 0 }))
+        return 2;
+    signal(SIGPIPE, SIG_IGN);
+    fd = dial(peer, err, sizeof(err));
+    if (fd < 0) {
+        fprintf(stderr, "xlft-xen: domain %" PRIu32 ": %s\n", domid, err);
+        return 1;
+    }
+    out = fd;
+    if (cut_arg) {
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
+            perror("xlft-xen: socketpair");
+            return 1;
+        }
+        c = (struct cut){ .in = sp[1], .out = fd,
+                          .left = strtoull(cut_arg, NULL, 10),
+                          .stall = stall };
+        out = sp[0];
+        if (pthread_create(&relay, NULL, cut_relay, &c)) {
+            fprintf(stderr, "xlft-xen: cannot start the relay\n");
+            return 1;
+        }
+    }
+    rc = xlft_xen_copy_send(domid, out, peer, at_copy, &domid, err,
+                            sizeof(err));
+    if (cut_arg) {
+        close(sp[0]);
+        pthread_join(relay, NULL);
+    }
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    else
+        printf("copy: domain %" PRIu32 " sent to %s, running on\n", domid,
+               peer);
+    shutdown(fd, SHUT_WR);
+    /* What the receiver made of it, also of a cut stream. */
+    if (read_reply(fd, reply)) {
+        fprintf(stderr, "xlft-xen: domain %" PRIu32 ": no reply from %s\n",
+                domid, peer);
+        rc = -EIO;
+    } else if (xlft_copy_reply_get(reply, &status, &copy, err,
+                                   sizeof(err))) {
+        fprintf(stderr, "xlft-xen: domain %" PRIu32 ": %s from %s\n", domid,
+                err, peer);
+        rc = -EPROTO;
+    } else if (status) {
+        fprintf(stderr, "xlft-xen: domain %" PRIu32 ": %s made no copy: "
+                "%s\n", domid, peer, strerror(-status));
+        rc = status;
+    } else {
+        printf("copy: domain %" PRIu32 " is domain %" PRIu32 " on %s\n",
+               domid, copy, peer);
+    }
+    close(fd);
+    return rc ? 1 : 0;
+}
+
+static int copy_recv(uint32_t port)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_port = htons((uint16_t)port) };
+    struct sockaddr_in from;
+    socklen_t flen = sizeof(from);
+    uint8_t reply[XLFT_COPY_REPLY_SIZE];
+    char err[600], peer[64];
+    uint32_t domid;
+    int lfd, fd, rc, one = 1;
+
+    signal(SIGPIPE, SIG_IGN);
+    lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one,
+                              sizeof(one)) ||
+        bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
+        fprintf(stderr, "xlft-xen: cannot listen on port %" PRIu32 ": %s\n",
+                port, strerror(errno));
+        return 1;
+    }
+    printf("listening on %" PRIu32 "\n", port);
+    fflush(stdout);
+    fd = accept(lfd, (struct sockaddr *)&from, &flen);
+    close(lfd);
+    if (fd < 0) {
+        perror("xlft-xen: accept");
+        return 1;
+    }
+    snprintf(peer, sizeof(peer), "%s:%u", inet_ntoa(from.sin_addr),
+             ntohs(from.sin_port));
+    rc = xlft_xen_copy_recv(fd, peer, &domid, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    else
+        printf("copy: domain %" PRIu32 " from %s, paused\n", domid, peer);
+    xlft_copy_reply_put(reply, rc, rc ? 0 : domid);
+    if (write(fd, reply, sizeof(reply)) != (ssize_t)sizeof(reply))
+        fprintf(stderr, "xlft-xen: cannot reply to %s\n", peer);
+    close(fd);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     uint32_t domid, seconds, port, count, stall = 0;
@@ -689,8 +911,17 @@ int main(int argc, char **argv)
     }
     if (argc < 3)
         return usage();
+    if (!strcmp(argv[1], "copy-recv") && argc == 3) {
+        if (parse_u32(argv[2], "port", &port) || !port || port > 65535)
+            return 2;
+        return copy_recv(port);
+    }
     if (parse_u32(argv[2], "domain id", &domid))
         return 2;
+    if (!strcmp(argv[1], "copy-send") && argc >= 4 && argc <= 6 &&
+        (argc < 6 || !strcmp(argv[5], "stall")))
+        return copy_send(domid, argv[3], argc >= 5 ? argv[4] : NULL,
+                         argc == 6);
     if (!strcmp(argv[1], "status-write"))
         return status_write(domid, argc - 3, argv + 3);
     if (!strcmp(argv[1], "control-watch") && argc == 4) {

@@ -41,6 +41,7 @@ static const struct key host_keys[] = {
     NUM("lag-limit-us", K_U64, lag_limit_us, 1, UINT32_MAX),
     STR("run-dir", run_dir),
     STR("ftvm", ftvm),
+    STR("backend", backend),
 };
 
 static const char *const guest_keys[] = { "disk", "net", "mem" };
@@ -206,6 +207,7 @@ static void defaults(struct ftd_config *c)
     strcpy(c->key, "/etc/xen/ft.key");
     strcpy(c->run_dir, "/run/xenft");
     strcpy(c->ftvm, "ftvm");
+    strcpy(c->backend, "ftvm");
     c->encrypt = true;
 }
 
@@ -308,6 +310,16 @@ int ftd_config_load(struct ftd_config *c, const char *path, char *err,
     if (!ftd_name_ok(c->host_name)) {
         snprintf(err, errlen, "%s: host-name '%s' is not a name", path,
                  c->host_name);
+        return -EINVAL;
+    }
+    if (strcmp(c->backend, "ftvm") && strcmp(c->backend, "xen")) {
+        snprintf(err, errlen, "%s: backend '%s': ftvm or xen", path,
+                 c->backend);
+        return -EINVAL;
+    }
+    if (!strcmp(c->backend, "xen") && c->lag_limit_us) {
+        snprintf(err, errlen, "%s: lag-limit-us: the xen backend has no "
+                 "control of a guest's speed", path);
         return -EINVAL;
     }
     if (c->timeout_ms && c->heartbeat_ms &&

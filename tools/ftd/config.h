@@ -33,6 +33,7 @@ struct ftd_config {
     uint64_t lag_limit_us;
     char run_dir[200];          /* sockets, consoles: <dir>/<guest>.* */
     char ftvm[256];             /* the ftvm program */
+    char backend[8];            /* "ftvm" or "xen" (backend.h) */
     struct ftd_guest guests[FTD_GUESTS_MAX];
     unsigned int nguests;
 };

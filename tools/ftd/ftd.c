@@ -8,8 +8,10 @@
  *   ftd secondary --pair NAME --guest SOCKET --listen ADDR:PORT OPTIONS
  *                            one pair, set up by hand
  *
- * The primary's guest runs under `ftvm serve --control SOCKET`; the
- * secondary's waits under `ftvm serve --incoming --control SOCKET`.
+ * With --backend ftvm (the default) the primary's guest runs under
+ * `ftvm serve --control SOCKET`; the secondary's waits under `ftvm serve
+ * --incoming --control SOCKET`.  With --backend xen the guest is a Xen
+ * domain (name or id) and the secondary's copy is created by the restore.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,11 +34,14 @@
 
 static const char usage[] =
     "usage: ftd [--config FILE]     (the service; default /etc/xen/ft.conf)\n"
-    "       ftd primary --pair NAME --guest SOCKET --peer HOST:PORT\n"
+    "       ftd primary --pair NAME --guest GUEST --peer HOST:PORT\n"
     "                   --key FILE --arbiter SPEC [OPTIONS]\n"
-    "       ftd secondary --pair NAME --guest SOCKET --listen ADDR:PORT\n"
+    "       ftd secondary --pair NAME --guest GUEST --listen ADDR:PORT\n"
     "                   --key FILE --arbiter SPEC [OPTIONS]\n"
-    "options: --host-name NAME   this host, to the arbiter (default: its\n"
+    "options: --backend ftvm|xen GUEST is ftvm's control socket (default),\n"
+    "                            or a Xen domain; a Xen secondary takes no\n"
+    "                            --guest: the copy creates it\n"
+    "         --host-name NAME   this host, to the arbiter (default: its\n"
     "                            host name)\n"
     "         --encryption required|disabled   (default required)\n"
     "         --heartbeat MS --timeout MS      (default 50, 300)\n"
@@ -44,6 +49,9 @@ static const char usage[] =
     "         --buffer MIB       secondary: log held ahead (default 64)\n"
     "         --lag-limit US     slow the guest down while the secondary\n"
     "                            lags more than this\n"
+    "         --unsafe-no-counter   xen, test hypervisors only: record on\n"
+    "                            a CPU without a branch counter (the log\n"
+    "                            cannot be replayed exactly)\n"
     "Exit status: 0 the pair ended (orderly, live or halted), 1 error,\n"
     "2 usage.\n";
 
@@ -162,6 +170,8 @@ int main(int argc, char **argv)
         { "ring", required_argument, NULL, 'r' },
         { "buffer", required_argument, NULL, 'B' },
         { "lag-limit", required_argument, NULL, 'L' },
+        { "backend", required_argument, NULL, 'X' },
+        { "unsafe-no-counter", no_argument, NULL, 'U' },
         { NULL, 0, NULL, 0 },
     };
     const char *peer_spec = NULL, *listen_spec = NULL, *key_path = NULL;
@@ -172,6 +182,7 @@ int main(int argc, char **argv)
     struct event *sigs[2];
     struct pair *p;
     uint64_t v;
+    bool xen;
     int c, fd;
 
     if (argc == 2 && !strcmp(argv[1], "--help")) {
@@ -195,6 +206,14 @@ int main(int argc, char **argv)
         case 'k': key_path = optarg; break;
         case 'a': cfg.arbiter = optarg; break;
         case 'H': cfg.me = optarg; break;
+        case 'U':
+            cfg.backend_flags |= BACKEND_F_UNSAFE_NO_COUNTER;
+            break;
+        case 'X':
+            cfg.backend = backend_named(optarg);
+            if (!cfg.backend)
+                return bad_usage("--backend: ftvm or xen");
+            break;
         case 'e':
             if (strcmp(optarg, "required") && strcmp(optarg, "disabled"))
                 return bad_usage("--encryption: required or disabled");
@@ -232,8 +251,22 @@ int main(int argc, char **argv)
     }
     if (optind != argc)
         return bad_usage("unexpected argument");
-    if (!cfg.name || !cfg.guest || !key_path || !cfg.arbiter)
-        return bad_usage("--pair, --guest, --key and --arbiter are needed");
+    xen = cfg.backend == &backend_xen;
+    if (xen && cfg.role == PAIR_SECONDARY) {
+        if (cfg.guest)
+            return bad_usage("a Xen secondary takes no --guest: the copy "
+                             "creates it");
+        cfg.resolve = backend_restore_creates;
+    } else if (!cfg.guest) {
+        return bad_usage("--guest is needed");
+    }
+    if (!xen && (cfg.backend_flags & BACKEND_F_UNSAFE_NO_COUNTER))
+        return bad_usage("--unsafe-no-counter: only with --backend xen");
+    if (xen && cfg.lag_limit_us)
+        return bad_usage("--lag-limit: the xen backend has no control of "
+                         "a guest's speed");
+    if (!cfg.name || !key_path || !cfg.arbiter)
+        return bad_usage("--pair, --key and --arbiter are needed");
     if (cfg.role == PAIR_PRIMARY ? !peer_spec || listen_spec
                                  : !listen_spec || peer_spec)
         return bad_usage("a primary names its --peer, a secondary where "

@@ -34,10 +34,10 @@
 #include <xxhash.h>
 
 #include "ft_log.h"
+#include "backend.h"
 #include "pair.h"
 #include "xlft_arbiter.h"
 #include "xlft_channel.h"
-#include "xlft_ftvm.h"
 #include "xlft_lag.h"
 
 #define BATCH       (256u << 10)        /* records per LOG frame, bytes */
@@ -75,8 +75,9 @@ struct pair {
     enum state st;
     uint64_t gen;
     struct xlft_chan *chan;
-    struct xlft_ftvm *vm;
-    struct xlft_ring ring;
+    const struct backend *be;
+    struct guest *vm;
+    struct ft_ring *ring;       /* the guest's, once it has one */
     bool have_ring;
     struct event *up_ev, *tick;
     struct xlft_hb hb;
@@ -94,6 +95,7 @@ struct pair {
     char guest_path[300];       /* secondary: the guest started for it */
     uint64_t guest_wait_ns;
     struct claim *claim;
+    struct job *job;
 
     /* Primary. */
     int sync_fd;                /* memfd: sync header and saved state */
@@ -136,6 +138,7 @@ static void say(struct pair *p, const char *fmt, ...)
 
 static void end(struct pair *p, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+static void job_join(struct pair *p);
 
 static void end(struct pair *p, int err, const char *fmt, ...)
 {
@@ -161,24 +164,30 @@ static void end(struct pair *p, int err, const char *fmt, ...)
             xlft_chan_send(p->chan, &m);
         xlft_chan_close(p->chan);
     }
-    /* The guest is free for its next client (ftvm takes one at a time). */
-    xlft_ftvm_close(p->vm);
-    p->vm = NULL;
+    job_join(p);
+    if (p->vm && p->be->status)
+        p->be->status(p->vm, err ? "error" : state_names[p->st],
+                      err ? why : NULL);
     if (p->tick)
         event_del(p->tick);
     if (p->up_ev)
         event_del(p->up_ev);
+    /* The guest is free for its next client (ftvm takes one at a time). */
+    p->have_ring = false;
+    p->be->close(p->vm);
+    p->vm = NULL;
     p->cfg.on_end(p->cfg.arg, err, why);
 }
 
 /* A request to the guest; false (and the pair ended) if refused. */
-static bool guest(struct pair *p, uint16_t op, uint32_t ring, int fd,
-                  struct ftvm_ctl_rep *rep, int fds[3])
+static bool guest(struct pair *p, enum guest_op op, uint32_t arg, int fd)
 {
-    if (!xlft_ftvm_call(p->vm, op, ring, 0, fd, rep, fds))
+    char why[400];
+    int rc = p->be->call(p->vm, op, arg, fd, why, sizeof(why));
+
+    if (!rc)
         return true;
-    end(p, rep->error, "guest %s refused %s: %s", p->cfg.guest,
-        xlft_ftvm_op_name(op), rep->msg);
+    end(p, rc, "%s", why);
     return false;
 }
 
@@ -193,27 +202,90 @@ static int send_msg(struct pair *p, const struct xlft_msg *m)
 
 static void on_up_fd(evutil_socket_t fd, short what, void *arg);
 
-static bool map_ring(struct pair *p, uint16_t op)
+static bool map_ring(struct pair *p, enum guest_op op)
 {
-    struct ftvm_ctl_rep rep;
-    char err[200];
-    int fds[3];
-
-    if (!guest(p, op, p->cfg.ring_data, -1, &rep, fds))
+    if (!guest(p, op, p->cfg.ring_data, -1))
         return false;
-    if (xlft_ring_map(&p->ring, fds, rep.ring_size, op == FTVM_OP_RECORD ?
-                      FT_RING_RECORD : FT_RING_REPLAY, err, sizeof(err))) {
-        end(p, -EPROTO, "guest %s: %s", p->cfg.guest, err);
-        return false;
-    }
+    p->ring = p->be->ring(p->vm);
     p->have_ring = true;
-    p->up_ev = event_new(p->cfg.base, p->ring.up_fd, EV_READ | EV_PERSIST,
-                         on_up_fd, p);
+    p->up_ev = event_new(p->cfg.base, p->be->ring_fd(p->vm),
+                         EV_READ | EV_PERSIST, on_up_fd, p);
     if (!p->up_ev || event_add(p->up_ev, NULL)) {
         end(p, -ENOMEM, "cannot watch the ring");
         return false;
     }
     return true;
+}
+
+/*
+ * A copy of the guest (SAVE, RESTORE) takes seconds on Xen: it runs on
+ * a thread of its own while the loop keeps the channel and heartbeats
+ * going.  Nothing else asks the guest anything meanwhile.
+ */
+struct job {
+    pthread_t thread;
+    int efd;                    /* eventfd: the copy is done */
+    struct event *ev;
+    bool running;
+    enum guest_op op;
+    int fd, rc;
+    char why[400];
+    void (*done)(struct pair *p);
+};
+
+static void *job_main(void *arg)
+{
+    struct pair *p = arg;
+    struct job *j = p->job;
+    uint64_t one = 1;
+
+    j->rc = p->be->call(p->vm, j->op, 0, j->fd, j->why, sizeof(j->why));
+    if (write(j->efd, &one, sizeof(one)) < 0)
+        j->rc = -EIO;
+    return NULL;
+}
+
+/* The thread is done with the guest: wait for it. */
+static void job_join(struct pair *p)
+{
+    if (!p->job || !p->job->running)
+        return;
+    pthread_join(p->job->thread, NULL);
+    p->job->running = false;
+}
+
+static void job_in(evutil_socket_t fd, short what, void *arg)
+{
+    struct pair *p = arg;
+    struct job *j = p->job;
+    uint64_t n;
+
+    (void)what;
+    if (read(fd, &n, sizeof(n)) < 0 || !j->running)
+        return;
+    job_join(p);
+    if (p->ended)
+        return;
+    if (j->rc) {
+        end(p, j->rc, "%s", j->why);
+        return;
+    }
+    j->done(p);
+}
+
+static void job_start(struct pair *p, enum guest_op op, int fd,
+                      void (*done)(struct pair *p))
+{
+    struct job *j = p->job;
+
+    j->op = op;
+    j->fd = fd;
+    j->done = done;
+    j->running = true;
+    if (pthread_create(&j->thread, NULL, job_main, p)) {
+        j->running = false;
+        end(p, -EAGAIN, "cannot start a thread for the copy");
+    }
 }
 
 /* ---- primary -------------------------------------------------------- */
@@ -249,18 +321,20 @@ static void send_state(struct pair *p)
     close(p->sync_fd);
     p->sync_fd = -1;
     p->st = S_PROTECTED;
+    if (p->be->status)
+        p->be->status(p->vm, "protected", NULL);
     say(p, "secondary created (%" PRIu64 " bytes of state), protected",
         p->sync_total);
     pump(p);
 }
 
+static void primary_saved(struct pair *p);
+
 /* Pause, save, record, resume: the copy and the log start together. */
 static void primary_up(struct pair *p)
 {
-    struct ftvm_ctl_rep rep;
     uint8_t hdr[SYNC_HDR] = SYNC_MAGIC;
     struct timespec ts;
-    off_t size;
 
     clock_gettime(CLOCK_REALTIME, &ts);
     p->gen = (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
@@ -269,10 +343,19 @@ static void primary_up(struct pair *p)
         end(p, -errno, "cannot keep the state: %s", strerror(errno));
         return;
     }
-    if (!guest(p, FTVM_OP_PAUSE, 0, -1, &rep, NULL) ||
-        !guest(p, FTVM_OP_SAVE, 0, p->sync_fd, &rep, NULL) ||
-        !map_ring(p, FTVM_OP_RECORD) ||
-        !guest(p, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL))
+    if (!guest(p, GUEST_PAUSE, 0, -1))
+        return;
+    /* Heartbeats go on while the copy is made. */
+    p->st = S_SYNC;
+    job_start(p, GUEST_SAVE, p->sync_fd, primary_saved);
+}
+
+static void primary_saved(struct pair *p)
+{
+    uint8_t hdr[SYNC_HDR] = SYNC_MAGIC;
+    off_t size;
+
+    if (!map_ring(p, GUEST_RECORD) || !guest(p, GUEST_UNPAUSE, 0, -1))
         return;
     size = lseek(p->sync_fd, 0, SEEK_END);
     memcpy(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4);
@@ -284,7 +367,6 @@ static void primary_up(struct pair *p)
         return;
     }
     p->sync_total = (uint64_t)size;
-    p->st = S_SYNC;
     send_state(p);
 }
 
@@ -298,16 +380,16 @@ static void pump(struct pair *p)
         int n, rc;
 
         if (!p->batch_len) {
-            n = ft_ring_read_records(&p->ring.ring, p->batch, BATCH,
+            n = ft_ring_read_records(p->ring, p->batch, BATCH,
                                      &p->batch_nrec, &notify);
             if (n < 0) {
                 end(p, -EPROTO, "record ring: %s", ft_strerror(n));
                 return;
             }
             if (notify)
-                xlft_ring_notify(&p->ring);
+                p->be->ring_notify(p->vm);
             if (n == 0) {
-                if (ft_ring_wait(&p->ring.ring) == FT_EAGAIN)
+                if (ft_ring_wait(p->ring) == FT_EAGAIN)
                     return;     /* ftvm notifies the next record */
                 continue;
             }
@@ -346,23 +428,21 @@ static void on_ack(struct pair *p, const struct xlft_ack *a)
     if (a->acked > p->acked) {
         p->acked = a->acked;
         /* ftvm's gate lets out what the secondary now holds. */
-        ft_ring_set_ack(&p->ring.ring, a->acked);
-        xlft_ring_notify(&p->ring);
+        ft_ring_set_ack(p->ring, a->acked);
+        p->be->ring_notify(p->vm);
     }
     if (p->switching && !p->batch_len && p->acked == p->sent &&
-        ft_ring_avail(&p->ring.ring) == 0) {
+        ft_ring_avail(p->ring) == 0) {
         hand_over(p);
         return;
     }
     xlft_lag_replayed(&p->lag, a->replayed, now_ns());
     /* Acted on when crossing the limit, not at every ACK. */
     if (xlft_lag_over(&p->lag, p->cfg.lag_limit_us) != p->lag_warned) {
-        struct ftvm_ctl_rep rep;
-
         p->lag_warned = !p->lag_warned;
         /* Slow the primary until the secondary catches up. */
-        if (!guest(p, FTVM_OP_THROTTLE, p->lag_warned ? THROTTLED_PCT : 100,
-                   -1, &rep, NULL))
+        if (!guest(p, GUEST_THROTTLE, p->lag_warned ? THROTTLED_PCT : 100,
+                   -1))
             return;
         say(p, "secondary %" PRIu64 " us behind: %s the limit of %" PRIu64
             " us, guest at %d%% speed", xlft_lag_avg_us(&p->lag),
@@ -377,7 +457,7 @@ static void on_ack(struct pair *p, const struct xlft_ack *a)
 static void feed(struct pair *p)
 {
     while (p->fifo_len && p->have_ring) {
-        int space = ft_ring_space(&p->ring.ring), n;
+        int space = ft_ring_space(p->ring), n;
         uint32_t nrec, want = p->fifo_len < (size_t)INT32_MAX ?
                               (uint32_t)p->fifo_len : INT32_MAX;
 
@@ -395,17 +475,16 @@ static void feed(struct pair *p)
         }
         if (n == 0) {
             /* Full: the replayer notifies once it has made room. */
-            if (ft_ring_stall(&p->ring.ring, FT_LOG_REC_MAX) == FT_EFULL)
+            if (ft_ring_stall(p->ring, FT_LOG_REC_MAX) == FT_EFULL)
                 break;
             continue;
         }
-        ft_ring_write(&p->ring.ring, 0, p->fifo + p->fifo_head,
-                      (uint32_t)n);
-        ft_ring_publish(&p->ring.ring, (uint32_t)n, nrec);
+        ft_ring_write(p->ring, 0, p->fifo + p->fifo_head, (uint32_t)n);
+        ft_ring_publish(p->ring, (uint32_t)n, nrec);
         p->fifo_head += (size_t)n;
         p->fifo_len -= (size_t)n;
-        if (ft_ring_consumer_waiting(&p->ring.ring))
-            xlft_ring_notify(&p->ring);
+        if (ft_ring_consumer_waiting(p->ring))
+            p->be->ring_notify(p->vm);
     }
     if (!p->fifo_len)
         p->fifo_head = 0;
@@ -414,10 +493,8 @@ static void feed(struct pair *p)
         xlft_chan_pause(p->chan, false);
     }
     if (p->st == S_GOING_LIVE && !p->fifo_len) {
-        struct ftvm_ctl_rep rep;
-
         /* All it holds is in the ring: it goes live once replayed. */
-        if (!guest(p, FTVM_OP_GOLIVE, 0, -1, &rep, NULL))
+        if (!guest(p, GUEST_GOLIVE, 0, -1))
             return;
         p->st = S_LIVE;
         end(p, 0, "live at record %" PRIu64 ", %" PRIu64 " ms after the "
@@ -461,13 +538,19 @@ static int bind_guest(struct pair *p, const char *field)
     return 0;
 }
 
+static void restored(struct pair *p);
+
 /* The whole state is here: into the guest, once it answers. */
 static void restore(struct pair *p)
 {
-    struct ftvm_ctl_rep rep;
     char why[300];
 
-    if (!p->vm && xlft_ftvm_open(&p->vm, p->guest_path, why, sizeof(why))) {
+    if (p->job->running)
+        return;
+    if (!p->vm && p->be->open(&p->vm, p->guest_path[0] ? p->guest_path
+                                                       : NULL,
+                              p->peer, p->cfg.backend_flags, why,
+                              sizeof(why))) {
         if (now_ns() - p->guest_wait_ns < GUEST_WAIT_MS * 1000000ull)
             return;             /* the tick tries again */
         end(p, -ETIMEDOUT, "guest %s did not come up in %u ms: %s",
@@ -475,13 +558,18 @@ static void restore(struct pair *p)
         return;
     }
     lseek(p->sync_fd, SYNC_HDR, SEEK_SET);
-    if (!guest(p, FTVM_OP_RESTORE, 0, p->sync_fd, &rep, NULL) ||
-        !map_ring(p, FTVM_OP_REPLAY) ||
-        !guest(p, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL))
+    job_start(p, GUEST_RESTORE, p->sync_fd, restored);
+}
+
+static void restored(struct pair *p)
+{
+    if (!map_ring(p, GUEST_REPLAY) || !guest(p, GUEST_UNPAUSE, 0, -1))
         return;
     close(p->sync_fd);
     p->sync_fd = -1;
     p->st = S_PROTECTED;
+    if (p->be->status)
+        p->be->status(p->vm, "protected", NULL);
     say(p, "copy of the guest restored (%" PRIu64 " bytes), replaying",
         p->sync_total - SYNC_HDR);
     feed(p);
@@ -571,7 +659,7 @@ static void on_log(struct pair *p, const struct xlft_log *l)
     /* Held here: the primary may let out what these records cover. */
     a.u.ack = (struct xlft_ack){ .acked = p->held,
                                  .replayed = p->have_ring ?
-                                     ft_ring_cons_seq(&p->ring.ring) : 0,
+                                     ft_ring_cons_seq(p->ring) : 0,
                                  .echo_ns = l->sent_ns,
                                  .recv_ns = now_ns() };
     if (a.u.ack.replayed > p->held)
@@ -654,7 +742,7 @@ static int claim_start(struct pair *p,
 static void arbitrated(struct pair *p, int rc, const char *holder,
                        const char *err)
 {
-    struct ftvm_ctl_rep rep;
+    char why[400];
 
     if (p->ended || p->st != S_ARBITRATING)
         return;
@@ -663,16 +751,15 @@ static void arbitrated(struct pair *p, int rc, const char *holder,
         return;                 /* the tick asks again */
     }
     if (rc == 0) {
-        xlft_ftvm_call(p->vm, FTVM_OP_STOP, 0, 0, -1, &rep, NULL);
+        p->be->call(p->vm, GUEST_STOP, 0, -1, why, sizeof(why));
         p->st = S_HALTED;
         end(p, 0, "halted: %s went on with generation %" PRIu64, holder,
             p->gen);
         return;
     }
     if (p->cfg.role == PAIR_PRIMARY) {
-        if (!guest(p, FTVM_OP_DISABLE, 0, -1, &rep, NULL) ||
-            (p->lag_warned &&
-             !guest(p, FTVM_OP_THROTTLE, 100, -1, &rep, NULL)))
+        if (!guest(p, GUEST_DISABLE, 0, -1) ||
+            (p->lag_warned && !guest(p, GUEST_THROTTLE, 100, -1)))
             return;
         p->st = S_LIVE;
         end(p, 0, "secondary lost: running unprotected");
@@ -691,6 +778,10 @@ static void arbitrate(struct pair *p)
 
 static void peer_lost(struct pair *p, const char *why)
 {
+    if (p->job->running) {
+        end(p, -ECONNRESET, "peer lost while the copy was made: %s", why);
+        return;
+    }
     if (p->st == S_HANDSHAKE || (p->st == S_SYNC &&
                                  p->cfg.role == PAIR_SECONDARY)) {
         end(p, -ECONNRESET, "peer lost before the copy was made: %s", why);
@@ -741,23 +832,23 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 static void on_up_fd(evutil_socket_t fd, short what, void *arg)
 {
     struct pair *p = arg;
-    uint64_t n;
+    int rc = p->be->ring_drain(p->vm);
 
+    (void)fd;
     (void)what;
-    if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN) {
-        end(p, -errno, "ring notification: %s", strerror(errno));
+    if (rc) {
+        end(p, rc, "ring notification: %s", strerror(-rc));
         return;
     }
     if (p->cfg.role == PAIR_PRIMARY) {
         pump(p);
         return;
     }
-    if (ft_ring_flags(&p->ring.ring) & (FT_RING_F_DIVERGED |
-                                        FT_RING_F_BADLOG)) {
-        struct ftvm_ctl_rep rep;
+    if (ft_ring_flags(p->ring) & (FT_RING_F_DIVERGED | FT_RING_F_BADLOG)) {
+        char why[300];
 
-        xlft_ftvm_call(p->vm, FTVM_OP_STATUS, 0, 0, -1, &rep, NULL);
-        end(p, -EIO, "replay failed: %s", rep.st.why);
+        p->be->why_stopped(p->vm, why, sizeof(why));
+        end(p, -EIO, "replay failed: %s", why);
         return;
     }
     feed(p);
@@ -830,6 +921,8 @@ static void on_chan_writable(struct xlft_chan *c, void *arg)
     struct pair *p = arg;
 
     (void)c;
+    if (p->job->running)
+        return;                 /* the state is still being made */
     if (p->st == S_SYNC && p->cfg.role == PAIR_PRIMARY)
         send_state(p);
     else
@@ -856,11 +949,11 @@ static void on_chan_down(struct xlft_chan *c, int err, const char *why,
         return;
     }
     if (!err) {
-        struct ftvm_ctl_rep rep;
+        char why[400];
 
         /* The primary ended the pair in order: this copy is not needed. */
         if (p->cfg.role == PAIR_SECONDARY && p->vm)
-            xlft_ftvm_call(p->vm, FTVM_OP_STOP, 0, 0, -1, &rep, NULL);
+            p->be->call(p->vm, GUEST_STOP, 0, -1, why, sizeof(why));
         end(p, 0, "the %s ended the pair", p->cfg.role == PAIR_PRIMARY ?
             "secondary" : "primary");
         return;
@@ -888,8 +981,8 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
         return -ENOMEM;
     }
     p->cfg = *cfg;
+    p->be = cfg->backend ? cfg->backend : &backend_ftvm;
     p->sync_fd = -1;
-    p->ring.up_fd = p->ring.down_fd = -1;
     snprintf(p->name, sizeof(p->name), "%s", cfg->name ? cfg->name : "");
     snprintf(p->me, sizeof(p->me), "%s", cfg->me);
     snprintf(p->peer, sizeof(p->peer), "%s", cfg->peer);
@@ -902,7 +995,8 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
         rc = xlft_arbiter_open(&p->arb, cfg->arbiter, cfg->name, why,
                                whylen);
     if (!rc && cfg->guest)
-        rc = xlft_ftvm_open(&p->vm, cfg->guest, why, whylen);
+        rc = p->be->open(&p->vm, cfg->guest, cfg->peer, cfg->backend_flags,
+                         why, whylen);
     if (rc) {
         close(cfg->fd);
         pair_free(p);
@@ -915,7 +1009,15 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
                        event_new(cfg->base, p->claim->efd,
                                  EV_READ | EV_PERSIST, claim_in, p);
     }
-    if (!p->claim || !p->claim->ev || event_add(p->claim->ev, NULL)) {
+    p->job = calloc(1, sizeof(*p->job));
+    if (p->job) {
+        p->job->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        p->job->ev = p->job->efd < 0 ? NULL :
+                     event_new(cfg->base, p->job->efd, EV_READ | EV_PERSIST,
+                               job_in, p);
+    }
+    if (!p->claim || !p->claim->ev || event_add(p->claim->ev, NULL) ||
+        !p->job || !p->job->ev || event_add(p->job->ev, NULL)) {
         snprintf(why, whylen, "cannot set up the arbiter's thread");
         close(cfg->fd);
         pair_free(p);
@@ -964,17 +1066,23 @@ void pair_free(struct pair *p)
             close(p->claim->efd);
         free(p->claim);
     }
+    if (p->job) {
+        job_join(p);
+        if (p->job->ev)
+            event_free(p->job->ev);
+        if (p->job->efd > 0)
+            close(p->job->efd);
+        free(p->job);
+    }
     if (p->chan)
         xlft_chan_free(p->chan);
     if (p->tick)
         event_free(p->tick);
     if (p->up_ev)
         event_free(p->up_ev);
-    if (p->have_ring)
-        xlft_ring_unmap(&p->ring);
     if (p->sync_fd >= 0)
         close(p->sync_fd);
-    xlft_ftvm_close(p->vm);
+    p->be->close(p->vm);
     xlft_arbiter_close(p->arb);
     free(p->batch);
     free(p->fifo);
@@ -995,7 +1103,7 @@ void pair_status(const struct pair *p, char *buf, size_t len)
 static void flush_log(struct pair *p)
 {
     pump(p);
-    if (p->batch_len || ft_ring_avail(&p->ring.ring) > 0)
+    if (p->batch_len || ft_ring_avail(p->ring) > 0)
         say(p, "%u bytes of log could not be queued before the end",
             p->batch_len);
 }
@@ -1003,8 +1111,6 @@ static void flush_log(struct pair *p)
 static void disable_claimed(struct pair *p, int rc, const char *holder,
                             const char *err)
 {
-    struct ftvm_ctl_rep rep;
-
     if (p->ended)
         return;
     p->disabling = false;
@@ -1016,8 +1122,8 @@ static void disable_claimed(struct pair *p, int rc, const char *holder,
         return;
     }
     /* The log ends here; the guest runs on, unprotected, at speed. */
-    if (!guest(p, FTVM_OP_DISABLE, 0, -1, &rep, NULL) ||
-        (p->lag_warned && !guest(p, FTVM_OP_THROTTLE, 100, -1, &rep, NULL)))
+    if (!guest(p, GUEST_DISABLE, 0, -1) ||
+        (p->lag_warned && !guest(p, GUEST_THROTTLE, 100, -1)))
         return;
     flush_log(p);
     end(p, 0, "disabled: the guest runs on unprotected");
@@ -1050,12 +1156,13 @@ int pair_disable(struct pair *p, char *why, size_t len)
 static void hand_over(struct pair *p)
 {
     struct xlft_msg m = { .type = XLFT_T_GOLIVE };
-    struct ftvm_ctl_rep rep;
+    char why[400];
     int rc;
 
     /* The log ends with the guest's final state; it stops here. */
-    if (xlft_ftvm_call(p->vm, FTVM_OP_STOP, 0, 0, -1, &rep, NULL)) {
-        end(p, rep.error, "switchover: guest %s: %s", p->name, rep.msg);
+    rc = p->be->call(p->vm, GUEST_STOP, 0, -1, why, sizeof(why));
+    if (rc) {
+        end(p, rc, "switchover: %s", why);
         return;
     }
     pump(p);
@@ -1077,20 +1184,19 @@ static void hand_over(struct pair *p)
 
 int pair_failover(struct pair *p, char *why, size_t len)
 {
-    struct ftvm_ctl_rep rep;
+    int rc;
 
     if (p->cfg.role != PAIR_PRIMARY || p->st != S_PROTECTED) {
         snprintf(why, len, "%s is not a protected primary here", p->name);
         return -EINVAL;
     }
     /* No more records nor outputs; hand over once all is acknowledged. */
-    if (xlft_ftvm_call(p->vm, FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL)) {
-        snprintf(why, len, "guest %s: %s", p->name, rep.msg);
-        return rep.error;
-    }
+    rc = p->be->call(p->vm, GUEST_PAUSE, 0, -1, why, len);
+    if (rc)
+        return rc;
     p->switching = true;
     pump(p);
-    if (!p->batch_len && ft_ring_avail(&p->ring.ring) == 0 &&
+    if (!p->batch_len && ft_ring_avail(p->ring) == 0 &&
         p->acked == p->sent)
         hand_over(p);
     return 0;

@@ -13,6 +13,7 @@
 
 #include <event2/event.h>
 
+#include "backend.h"
 #include "xlft_heartbeat.h"
 
 enum pair_role { PAIR_PRIMARY = 1, PAIR_SECONDARY };
@@ -23,8 +24,10 @@ struct pair_cfg {
     const char *name;           /* the pair's id: the same on both hosts;
                                    NULL: a secondary serving any pair */
     const char *me;             /* this host's name, for the arbiter */
-    const char *guest;          /* ftvm control socket of the guest, or
-                                   NULL: ask 'resolve' once it is known */
+    const struct backend *backend;  /* NULL: ftvm */
+    unsigned int backend_flags;     /* BACKEND_F_* */
+    const char *guest;          /* the guest (backend.h), or NULL: ask
+                                   'resolve' once it is known */
     int fd;                     /* connected socket to the peer */
     const char *peer;           /* how messages name the peer */
     const uint8_t *key;         /* XLFT_KEY_SIZE bytes */
@@ -35,8 +38,9 @@ struct pair_cfg {
     size_t buffer_max;          /* secondary: log held ahead of replay */
     uint64_t lag_limit_us;      /* above: say so (0: no limit) */
     /*
-     * Secondary without a guest yet: the ftvm control socket of a guest
-     * waiting for a copy of 'name' into 'sock'; 0 or -errno and 'why'.
+     * Secondary without a guest yet: the guest waiting for a copy of
+     * 'name' into 'sock' ("" where the restore creates it); 0 or -errno
+     * and 'why'.
      */
     int (*resolve)(void *arg, const char *name, char *sock, size_t len,
                    char *why, size_t whylen);

@@ -228,15 +228,18 @@ static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
                           struct slot *sl)
 {
     const struct ftd_config *c = s->cfg;
+    bool xen = !strcmp(c->backend, "xen");
 
     *pc = (struct pair_cfg){
+        .backend = backend_named(c->backend),
         .base = s->base, .me = c->host_name, .key = s->key,
         .encrypt = c->encrypt, .arbiter = c->arbiter,
         .hb = { c->heartbeat_ms, c->timeout_ms },
         .ring_data = c->ring_bytes,
         .buffer_max = (size_t)c->buffer_mib << 20,
         .lag_limit_us = c->lag_limit_us,
-        .resolve = spawn_copy, .on_end = on_pair_end, .arg = sl,
+        .resolve = xen ? backend_restore_creates : spawn_copy,
+        .on_end = on_pair_end, .arg = sl,
     };
 }
 
@@ -313,7 +316,8 @@ static int enable(struct service *s, const char *name, const char *peer,
     fill_pair_cfg(s, &pc, sl);
     pc.role = PAIR_PRIMARY;
     pc.name = name;
-    pc.guest = sock;
+    /* A Xen guest is its domain's name. */
+    pc.guest = strcmp(s->cfg->backend, "xen") ? sock : name;
     pc.fd = fd;
     pc.peer = peer;
     memset(sl, 0, sizeof(*sl));

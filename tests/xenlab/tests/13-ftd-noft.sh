@@ -1,0 +1,108 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# 13-ftd-noft.sh - ftd with its xen backend on Debian's stock hypervisor:
+# asked to protect a running HVM guest (the idle guest, its console
+# ticking), the primary fails cleanly before it touches the guest,
+# saying the hypervisor has no FT support; state=error and that message
+# are in xenstore; the guest keeps running and ticking.  Both ftds run
+# in one dom0 over loopback: first by hand (ftd primary / secondary),
+# then as two services (backend = xen in their ft.conf) asked by xl-ft
+# ft-enable.  A config asking a Xen guest to be slowed is
+# refused.
+. "$(dirname "$0")/../testlib.sh"
+
+lab_put bin/ftd bin/xl-ft guests/idle.bin
+lab -- '
+cat > /tmp/idle.cfg <<EOC
+name = "idle"
+type = "hvm"
+memory = 32
+vcpus = 1
+vnc = 0
+vga = "none"
+kernel = "/xenft/idle.bin"
+cmdline = "hz=100"
+serial = "file:/tmp/idle.log"
+EOC
+xl create /tmp/idle.cfg || exit 1
+# ticks N: wait (at most 120 s) for N lines of ticks on the console.
+ticks() {
+    n=0
+    until [ "$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)" -ge "$1" ]; do
+        n=$((n + 1))
+        [ $n -le 240 ] || { echo "not $1 lines of ticks"; exit 1; }
+        sleep 0.5
+    done
+    echo "ticking: $1 lines"
+}
+ticks 2
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
+mkdir -p /tmp/arb
+opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
+timeout -k 5 60 /xenft/ftd secondary $opts --listen 127.0.0.1:7801 \
+    > /tmp/s.log 2>&1 &
+sec=$!
+n=0
+until grep -q "listening on" /tmp/s.log; do
+    n=$((n + 1))
+    [ $n -le 100 ] || { echo "no secondary"; cat /tmp/s.log; exit 1; }
+    sleep 0.1
+done
+timeout -k 5 60 /xenft/ftd primary $opts --guest idle \
+    --peer 127.0.0.1:7801 2>&1
+echo "primary: status $?"
+wait $sec
+echo "secondary: status $?"
+echo "state=$(xenstore-read /libxl/1/ft/state)"
+echo "error=$(xenstore-read /libxl/1/ft/error)"
+xenstore-rm /libxl/1/ft
+# The same through the services.
+for h in A B; do
+    mkdir -p /tmp/run$h
+    cat > /tmp/ft$h.conf <<EOC
+host-name = host$h
+listen = 127.0.0.1:78$([ $h = A ] && echo 10 || echo 11)
+key = /tmp/ft.key
+arbiter = file:/tmp/arb
+backend = xen
+run-dir = /tmp/run$h
+EOC
+    timeout -k 5 120 /xenft/ftd --config /tmp/ft$h.conf \
+        > /tmp/svc$h.log 2>&1 &
+    eval "svc$h=\$!"
+done
+n=0
+until [ -S /tmp/runA/ftd.sock ] && [ -S /tmp/runB/ftd.sock ]; do
+    n=$((n + 1))
+    [ $n -le 100 ] || { echo "no services"; cat /tmp/svc?.log; exit 1; }
+    sleep 0.1
+done
+/xenft/xl-ft --socket /tmp/runA/ftd.sock ft-enable idle 127.0.0.1:7811 2>&1
+echo "ft-enable: status $?"
+echo "state=$(xenstore-read /libxl/1/ft/state)"
+echo "error=$(xenstore-read /libxl/1/ft/error)"
+cp /tmp/ftA.conf /tmp/slow.conf
+echo "lag-limit-us = 50000" >> /tmp/slow.conf
+/xenft/ftd --config /tmp/slow.conf 2>&1
+echo "slow: status $?"
+kill $svcA $svcB
+wait $svcA $svcB
+xl list idle | awk "NR == 2 { print \"guest \" \$1 \" \" \$5 }"
+lines=$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)
+ticks $((lines + 2))
+xl destroy idle
+'
+expect_status 0
+msg='domain 1: hypervisor has no FT support \(apply xen-patches\)'
+expect '^ticking: 2 lines$' "^ftd: primary idle: $msg\$" \
+    '^primary: status 1$' '^secondary: status 1$' \
+    '^state=error$' "^error=$msg\$" '^guest idle [-rb]+$' \
+    '^ticking: [0-9]+ lines$' "$msg" '^ft-enable: status 1$' \
+    '^ftd: /tmp/slow.conf: lag-limit-us: the xen backend has no control of '\
+"a guest's speed$" '^slow: status 1$'
+[ "$(grep -c '^state=error$' "$out")" = 2 ] || fail "the service wrote" \
+    "no state=error"
+[ "$(grep -cE "^error=$msg\$" "$out")" = 2 ] || fail "the service wrote" \
+    "no error"
+exit 0

@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# 14-ftd-patched.sh - ftd with its xen backend on the hypervisor built
+# from xen-patches (skipped without it, as 11): protecting the idle guest
+# (fit for FT: one vCPU, shadow paging, emulated TSC, RDRAND and RDSEED
+# hidden, no PV devices), the primary copies it through libxl, enables
+# recording (--unsafe-no-counter: the lab's CPU has no branch counter),
+# maps the ring and binds its event channel; the secondary restores the
+# copy and asks Xen to replay, which the lab's AMD CPU cannot: it says
+# so and destroys the copy; the primary, alone, disables recording
+# cleanly and the guest ticks on.  Both ftds run in one dom0 over
+# loopback, with a long heartbeat timeout.
+. "$(dirname "$0")/../testlib.sh"
+
+image=$XL_OUT/xen-patched.gz
+if [ ! -f "$image" ]; then
+    echo "SKIP: no $image (xen-patches/verify.sh XEN-TREE builds it)"
+    exit 77
+fi
+lab_put bin/ftd guests/idle.bin tests/xlft-xen
+lab --xen "$image" --timeout 400 -- '
+cat > /tmp/idle.cfg <<EOC
+name = "idle"
+type = "hvm"
+hap = 0
+memory = 32
+vcpus = 1
+tsc_mode = "always_emulate"
+cpuid = "host,rdrand=0,rdseed=0"
+viridian = 0
+xen_platform_pci = 0
+vnc = 0
+vga = "none"
+kernel = "/xenft/idle.bin"
+cmdline = "hz=100"
+serial = "file:/tmp/idle.log"
+EOC
+xl create /tmp/idle.cfg || exit 1
+ticks() {
+    n=0
+    until [ "$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)" -ge "$1" ]; do
+        n=$((n + 1))
+        [ $n -le 240 ] || { echo "not $1 lines of ticks"; exit 1; }
+        sleep 0.5
+    done
+    echo "ticking: $1 lines"
+}
+ticks 2
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
+mkdir -p /tmp/arb
+opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
+opts="$opts --timeout 600000"
+timeout -k 5 300 /xenft/ftd secondary $opts --listen 127.0.0.1:7801 \
+    > /tmp/s.log 2>&1 &
+sec=$!
+n=0
+until grep -q "listening on" /tmp/s.log; do
+    n=$((n + 1))
+    [ $n -le 100 ] || { echo "no secondary"; cat /tmp/s.log; exit 1; }
+    sleep 0.1
+done
+timeout -k 5 300 /xenft/ftd primary $opts --guest idle \
+    --unsafe-no-counter --peer 127.0.0.1:7801 > /tmp/p.log 2>&1
+echo "primary: status $?"
+wait $sec
+echo "secondary: status $?"
+sed "s/^/primary: /" /tmp/p.log | head -n 20
+sed "s/^/secondary: /" /tmp/s.log | head -n 20
+/xenft/xlft-xen ft-status 1
+echo "state=$(xenstore-read /libxl/1/ft/state)"
+xl list | awk "NR > 1 { print \"domain \" \$1 \" \" \$5 }"
+lines=$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)
+ticks $((lines + 2))
+xl destroy idle
+'
+expect_status 0
+expect '^ticking: 2 lines$' \
+    '^primary: ftd: domain 1: recording into a ring of [0-9]+ frames '\
+'\(no branch counter: unsafe\), event channel [1-9][0-9]* bound to dom0 '\
+'port [0-9]+$' \
+    '^primary: ftd: primary idle \(peer 127\.0\.0\.1:7801\): secondary '\
+'created \([0-9]+ bytes of state\), protected$' \
+    '^secondary: ftd: the copy from 127\.0\.0\.1:[0-9]+ is domain [0-9]+, '\
+'paused$' \
+    '^secondary: ftd: secondary idle \(peer .*\): domain [0-9]+: this '\
+'host cannot replay: replay needs Intel VT-x' \
+    '^primary: ftd: primary idle \(peer .*\): secondary lost: running '\
+'unprotected$' \
+    '^primary: status 0$' '^secondary: status 1$' \
+    '^state off frames 0 port 0 ' '^domain idle [-rb]+$' \
+    '^ticking: [0-9]+ lines$'
+grep -q '^domain idle--secondary ' "$out" && fail "the copy was left"
+[ "$(grep -c '^domain idle ' "$out")" = 1 ] || fail "not one idle domain"
+exit 0

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * backend_xen.c - Xen HVM guests through libxlft's xen backend: the FT
+ * domctl through libxencall, the Xen-owned ring mapped with
+ * acquire_resource, its event channel bound with libxenevtchn, the
+ * secondary made through libxl's migration stream, the pair's state in
+ * xenstore under /libxl/<domid>/ft/.
+ *
+ * Replay and going live are the hypervisor's (xen-patches, VMX only: a
+ * host that cannot replay says so and the pair ends).  Xen has no
+ * control of a guest's speed that this backend drives: throttling is
+ * refused, never imitated.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxl.h>
+#include <libxl_utils.h>
+#include <xentoollog.h>
+
+#include "backend.h"
+#include "xlft_xen.h"
+#include "xlft_xen_config.h"
+#include "xlft_xen_copy.h"
+#include "xlft_xs.h"
+
+struct guest {
+    struct xlft_xen *x;
+    xentoollog_logger_stdiostream *log;
+    libxl_ctx *ctx;
+    uint32_t domid;             /* INVALID_DOMID until restored */
+    char peer[128];
+    bool created;               /* the copy, restored here: never live */
+    bool paused;                /* by GUEST_PAUSE */
+    bool ft_on;                 /* recording or replaying: disable it */
+    bool have_ring;
+    unsigned int flags;         /* BACKEND_F_* */
+    struct xlft_xen_ring ring;
+    struct xlft_xen_evtchn ev;
+};
+
+/* The pair's state where xl-ft looks; a failure here is only said. */
+static void xs_put(struct guest *g, const char *state, const char *err)
+{
+    struct xlft_xs_kv kv[2] = { { "state", state }, { "error", "" } };
+    char val[XLFT_XS_VAL_MAX + 1], why[300];
+    struct xlft_xs *s;
+    size_t n = 1;
+
+    if (g->domid == (uint32_t)INVALID_DOMID)
+        return;
+    if (err) {
+        snprintf(val, sizeof(val), "%s", err);
+        kv[1].val = val;
+        n = 2;
+    }
+    if (xlft_xs_open(&s, why, sizeof(why)) == 0) {
+        if (xlft_xs_status_write(s, g->domid, kv, n, why, sizeof(why)))
+            fprintf(stderr, "ftd: %s\n", why);
+        xlft_xs_close(s);
+    } else {
+        fprintf(stderr, "ftd: %s\n", why);
+    }
+}
+
+/* Fail with 'why', said in xenstore too. */
+static int fail(struct guest *g, int rc, char *why)
+{
+    xs_put(g, "error", why);
+    return rc;
+}
+
+static void xen_close(struct guest *g)
+{
+    char why[300];
+
+    if (!g)
+        return;
+    if (g->ft_on)
+        xlft_xen_ft_disable(g->x, g->domid, why, sizeof(why));
+    xlft_xen_evtchn_unbind(g->x, &g->ev);
+    if (g->have_ring)
+        xlft_xen_ring_unmap(g->x, &g->ring);
+    /*
+     * A copy that never went live is of no use once its pair ends; a
+     * guest paused here runs on.
+     */
+    if (g->created)
+        libxl_domain_destroy(g->ctx, g->domid, NULL);
+    else if (g->paused)
+        libxl_domain_unpause(g->ctx, g->domid, NULL);
+    if (g->ctx)
+        libxl_ctx_free(g->ctx);
+    if (g->log)
+        xtl_logger_destroy((xentoollog_logger *)g->log);
+    xlft_xen_close(g->x);
+    free(g);
+}
+
+/* A domain id, or the name of a domain on this host. */
+static int resolve(struct guest *g, const char *spec, char *why, size_t len)
+{
+    char *end;
+    unsigned long v;
+
+    v = strtoul(spec, &end, 10);
+    if (*spec >= '0' && *spec <= '9' && !*end) {
+        if (v >= DOMID_FIRST_RESERVED || v == 0) {
+            snprintf(why, len, "'%s' is not a guest's domain id", spec);
+            return -EINVAL;
+        }
+        g->domid = (uint32_t)v;
+        return 0;
+    }
+    if (libxl_name_to_domid(g->ctx, spec, &g->domid)) {
+        g->domid = INVALID_DOMID;
+        snprintf(why, len, "no domain called '%s' on this host", spec);
+        return -ESRCH;
+    }
+    return 0;
+}
+
+static int xen_open(struct guest **gp, const char *spec, const char *peer,
+                    unsigned int flags, char *why, size_t len)
+{
+    struct xlft_xen_ft_status st;
+    struct guest *g = calloc(1, sizeof(*g));
+    int rc;
+
+    *gp = NULL;
+    if (!g) {
+        snprintf(why, len, "out of memory");
+        return -ENOMEM;
+    }
+    g->domid = INVALID_DOMID;
+    g->ev.local = -1;
+    g->flags = flags;
+    snprintf(g->peer, sizeof(g->peer), "%s", peer ? peer : "");
+    rc = xlft_xen_open(&g->x, why, len);
+    if (rc)
+        goto fail;
+    g->log = xtl_createlogger_stdiostream(stderr, XTL_ERROR,
+                                          XTL_STDIOSTREAM_HIDE_PROGRESS);
+    if (!g->log || libxl_ctx_alloc(&g->ctx, LIBXL_VERSION, 0,
+                                   (xentoollog_logger *)g->log)) {
+        snprintf(why, len, "cannot open libxl (not dom0 of a Xen host?)");
+        rc = -EIO;
+        goto fail;
+    }
+    if (!spec) {
+        *gp = g;                /* a secondary: the restore makes it */
+        return 0;
+    }
+    rc = resolve(g, spec, why, len);
+    if (rc)
+        goto fail;
+    /* A hypervisor without FT support is told before anything moves. */
+    rc = xlft_xen_ft_status(g->x, g->domid, &st, why, len);
+    if (!rc && st.state != XLFT_XEN_FT_OFF) {
+        snprintf(why, len, "domain %u: FT is %s already", g->domid,
+                 xlft_xen_ft_state_name(st.state));
+        rc = -EBUSY;
+    }
+    if (rc) {
+        fail(g, rc, why);
+        goto fail;
+    }
+    *gp = g;
+    return 0;
+fail:
+    xen_close(g);
+    return rc;
+}
+
+/* Recording (RECORD) or replaying (REPLAY): the ring and its channel. */
+static int ft_start(struct guest *g, uint32_t role, uint32_t ring_data,
+                    char *why, size_t len)
+{
+    struct xlft_xen_ft_status st;
+    uint32_t flags = g->flags & BACKEND_F_UNSAFE_NO_COUNTER ?
+                     XLFT_XEN_FT_UNSAFE_NO_COUNTER : 0;
+    int rc;
+
+    if (role == FT_RING_RECORD) {
+        rc = xlft_xen_config_check(g->domid, why, len);
+        if (!rc)
+            rc = xlft_xen_ft_enable_record(g->x, g->domid, ring_data, flags,
+                                           &st, why, len);
+    } else {
+        rc = xlft_xen_ft_enable_replay(g->x, g->domid, ring_data, &st, why,
+                                       len);
+    }
+    if (rc)
+        return rc;
+    g->ft_on = true;
+    rc = xlft_xen_ring_map(g->x, g->domid, &st, role, &g->ring, why, len);
+    if (rc)
+        return rc;
+    g->have_ring = true;
+    rc = xlft_xen_evtchn_bind(g->x, g->domid, st.port, &g->ev, why, len);
+    if (rc)
+        return rc;
+    fprintf(stderr, "ftd: domain %u: %s a ring of %u frames%s, event "
+            "channel %u bound to dom0 port %d\n", g->domid,
+            role == FT_RING_RECORD ? "recording into" : "replaying from",
+            st.nr_frames, st.counter == XLFT_XEN_COUNTER_NONE &&
+            role == FT_RING_RECORD ? " (no branch counter: unsafe)" : "",
+            st.port, g->ev.local);
+    return 0;
+}
+
+/* Channel, ring, recording: released in that order. */
+static int disable(struct guest *g, char *why, size_t len)
+{
+    int rc;
+
+    xlft_xen_evtchn_unbind(g->x, &g->ev);
+    if (g->have_ring)
+        xlft_xen_ring_unmap(g->x, &g->ring);
+    g->have_ring = false;
+    if (!g->ft_on)
+        return 0;
+    g->ft_on = false;
+    rc = xlft_xen_ft_disable(g->x, g->domid, why, len);
+    if (!rc)
+        xs_put(g, "off", NULL);
+    return rc;
+}
+
+static int set_paused(struct guest *g, bool on, char *why, size_t len)
+{
+    if (on == g->paused)
+        return 0;
+    if (on ? libxl_domain_pause(g->ctx, g->domid, NULL)
+           : libxl_domain_unpause(g->ctx, g->domid, NULL)) {
+        snprintf(why, len, "domain %u: cannot %s it", g->domid,
+                 on ? "pause" : "unpause");
+        return -EIO;
+    }
+    g->paused = on;
+    return 0;
+}
+
+static int pause_at_copy(void *arg, char *why, size_t len)
+{
+    return set_paused(arg, true, why, len);
+}
+
+static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
+                    char *why, size_t len)
+{
+    int rc = 0;
+
+    switch (op) {
+    case GUEST_PAUSE:
+    case GUEST_UNPAUSE:
+        rc = set_paused(g, op == GUEST_PAUSE, why, len);
+        break;
+    case GUEST_SAVE:
+        /*
+         * The guest runs during the live phase; the copy's suspend stops
+         * it at the consistent point, where it is paused again.
+         */
+        if (g->paused && (rc = set_paused(g, false, why, len)))
+            break;
+        rc = xlft_xen_copy_send(g->domid, fd, g->peer, pause_at_copy, g,
+                                why, len);
+        if (!g->paused) {
+            char more[200];
+
+            set_paused(g, true, more, sizeof(more));
+        }
+        break;
+    case GUEST_RESTORE:
+        rc = xlft_xen_copy_recv(fd, g->peer, &g->domid, why, len);
+        /* libxl leaves the copy paused. */
+        g->created = g->paused = !rc;
+        if (!rc)
+            fprintf(stderr, "ftd: the copy from %s is domain %u, paused\n",
+                    g->peer, g->domid);
+        break;
+    case GUEST_RECORD:
+    case GUEST_REPLAY:
+        rc = ft_start(g, op == GUEST_RECORD ? FT_RING_RECORD
+                                            : FT_RING_REPLAY, arg, why, len);
+        if (rc) {
+            char more[200];
+
+            disable(g, more, sizeof(more));
+        }
+        break;
+    case GUEST_GOLIVE:
+        rc = xlft_xen_ft_go_live(g->x, g->domid, why, len);
+        if (!rc)
+            g->created = false;     /* it is the guest now */
+        break;
+    case GUEST_DISABLE:
+        rc = disable(g, why, len);
+        break;
+    case GUEST_STOP:
+        rc = disable(g, why, len);
+        if (libxl_domain_destroy(g->ctx, g->domid, NULL) && !rc) {
+            snprintf(why, len, "domain %u: cannot destroy it", g->domid);
+            rc = -EIO;
+        }
+        g->created = false;
+        break;
+    case GUEST_THROTTLE:
+        snprintf(why, len, "domain %u: no speed control on Xen (lag-limit "
+                 "needs one)", g->domid);
+        rc = -EOPNOTSUPP;
+        break;
+    }
+    return rc ? fail(g, rc, why) : 0;
+}
+
+/* What the hypervisor says of the domain's FT state. */
+static void xen_why_stopped(struct guest *g, char *why, size_t len)
+{
+    struct xlft_xen_ft_status st;
+    char err[300];
+
+    if (xlft_xen_ft_status(g->x, g->domid, &st, err, sizeof(err)))
+        snprintf(why, len, "%s", err);
+    else
+        snprintf(why, len, "domain %u: FT %s stopped at record %llu: %s",
+                 g->domid, xlft_xen_ft_state_name(st.state),
+                 (unsigned long long)st.seq,
+                 st.stopped == -EILSEQ ? "the copy diverged from the log "
+                                         "(the ring holds the diagnosis)" :
+                 st.stopped == -EBADMSG ? "a malformed log or ring" :
+                 st.stopped == -ENOSPC ? "an exit logged more than the "
+                                         "ring kept free" :
+                 st.stopped ? strerror(-st.stopped) : "the ring flagged");
+}
+
+static struct ft_ring *xen_ring(struct guest *g)
+{
+    return &g->ring.ring;
+}
+
+static int xen_ring_fd(struct guest *g)
+{
+    return xlft_xen_evtchn_fd(g->x);
+}
+
+/* Every pending notification: one port per handle, so all are ours. */
+static int xen_ring_drain(struct guest *g)
+{
+    int rc, n = 0;
+
+    while ((rc = xlft_xen_evtchn_pending(g->x, &g->ev)) > 0 && ++n < 64)
+        ;
+    return rc < 0 ? rc : 0;
+}
+
+static void xen_ring_notify(struct guest *g)
+{
+    xlft_xen_evtchn_notify(g->x, &g->ev);
+}
+
+const struct backend backend_xen = {
+    .name = "xen",
+    .open = xen_open,
+    .close = xen_close,
+    .call = xen_call,
+    .why_stopped = xen_why_stopped,
+    .ring = xen_ring,
+    .ring_fd = xen_ring_fd,
+    .ring_drain = xen_ring_drain,
+    .ring_notify = xen_ring_notify,
+    .status = xs_put,
+};

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * xlft_copy.h - the stream that creates a secondary on Xen, version 1
+ * (WIRE.md, "The copy stream"): a header, the guest's libxl
+ * configuration in JSON, then libxl's own migration stream (version 2);
+ * over a connection, the receiver answers with a reply once the copy is
+ * made.  These helpers only encode and check those fields, so that they
+ * build, and are tested and fuzzed, without Xen; xlft_xen_copy.h makes
+ * and restores the copy itself.
+ *
+ *   header, 24 bytes                 reply, 24 bytes
+ *     0  8  magic "XLFTCOPY"           0  8  magic "XLFTCRPY"
+ *     8  4  version (1)                8  4  version (1)
+ *    12  4  flags (0)                 12  4  status: 0 or -errno
+ *    16  4  the primary's domid       16  4  the copy's domid (0 if none)
+ *    20  4  config length, NUL        20  4  0
+ *           included (1 to 1 MiB)
+ *
+ * Integers are little-endian.  Errors are negative errno values; 'err'
+ * says what is wrong.
+ */
+#ifndef XLFT_COPY_H
+#define XLFT_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define XLFT_COPY_VERSION       1u
+#define XLFT_COPY_HDR_SIZE      24u
+#define XLFT_COPY_REPLY_SIZE    24u
+#define XLFT_COPY_CONFIG_MAX    (1u << 20)
+
+struct xlft_copy_hdr {
+    uint32_t domid;             /* the primary's, for messages */
+    uint32_t config_len;        /* bytes of JSON that follow, NUL last */
+};
+
+void xlft_copy_hdr_put(uint8_t out[XLFT_COPY_HDR_SIZE],
+                       const struct xlft_copy_hdr *h);
+/* -EPROTO: not a copy stream; -EPROTONOSUPPORT: another version. */
+int xlft_copy_hdr_get(const uint8_t in[XLFT_COPY_HDR_SIZE],
+                      struct xlft_copy_hdr *h, char *err, size_t errlen);
+
+/* The configuration: 'len' bytes, one NUL, the last.  0 or -EPROTO. */
+int xlft_copy_config_check(const uint8_t *cfg, uint32_t len, char *err,
+                           size_t errlen);
+
+void xlft_copy_reply_put(uint8_t out[XLFT_COPY_REPLY_SIZE], int32_t status,
+                         uint32_t domid);
+/*
+ * 0 with the receiver's 'status' (0: the copy is domain 'domid') or
+ * -EPROTO / -EPROTONOSUPPORT if the bytes are not such a reply.
+ */
+int xlft_copy_reply_get(const uint8_t in[XLFT_COPY_REPLY_SIZE],
+                        int32_t *status, uint32_t *domid, char *err,
+                        size_t errlen);
+
+#endif /* XLFT_COPY_H */
