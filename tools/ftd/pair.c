@@ -292,6 +292,7 @@ static void job_start(struct pair *p, enum guest_op op, int fd,
 
 static void pump(struct pair *p);
 static void hand_over(struct pair *p);
+static void peer_lost(struct pair *p, const char *why);
 
 static void send_state(struct pair *p)
 {
@@ -406,6 +407,11 @@ static void pump(struct pair *p)
         rc = send_msg(p, &m);
         if (rc == -EAGAIN)
             return;             /* the guest stalls on its ring meanwhile */
+        /* A connection gone is a peer lost: the arbiter says who goes on. */
+        if (rc == -ENOTCONN || rc == -EPIPE || rc == -ECONNRESET) {
+            peer_lost(p, strerror(-rc));
+            return;
+        }
         if (rc) {
             end(p, rc, "cannot send the log: %s", strerror(-rc));
             return;

@@ -6,10 +6,11 @@
 # (fit for FT: one vCPU, shadow paging, emulated TSC, RDRAND and RDSEED
 # hidden, no PV devices), the primary copies it through libxl, enables
 # recording (--unsafe-no-counter: the lab's CPU has no branch counter),
-# maps the ring and binds its event channel; the secondary restores the
-# copy and asks Xen to replay, which the lab's AMD CPU cannot: it says
-# so and destroys the copy; the primary, alone, disables recording
-# cleanly and the guest ticks on.  Both ftds run in one dom0 over
+# maps the ring and binds its event channel, and sends the records the
+# secondary acknowledges; the secondary restores the copy and asks Xen
+# to replay, which the lab's AMD CPU cannot: it says so and destroys the
+# copy; the primary, alone, disables recording cleanly and the guest
+# ticks on.  Both ftds run in one dom0 over
 # loopback, with a long heartbeat timeout.
 . "$(dirname "$0")/../testlib.sh"
 
@@ -87,6 +88,8 @@ expect '^ticking: 2 lines$' \
 'host cannot replay: replay needs Intel VT-x' \
     '^primary: ftd: primary idle \(peer .*\): secondary lost: running '\
 'unprotected$' \
+    '^primary: ftd: pair=idle role=primary state=live gen=[0-9]+ '\
+'sent=[1-9][0-9]* acked=[1-9][0-9]* ' \
     '^primary: status 0$' '^secondary: status 1$' \
     '^state off frames 0 port 0 ' '^domain idle [-rb]+$' \
     '^ticking: [0-9]+ lines$'
