@@ -32,7 +32,8 @@ CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
 # libxlft's xen backend: in libxlft.a, linked only into dom0 programs.
 XLFT_XEN_SRC := tools/libxlft/xen_config.c tools/libxlft/xen_copy.c \
-                tools/libxlft/xen_ft.c tools/libxlft/xs_status.c
+                tools/libxlft/xen_ft.c tools/libxlft/xen_speed.c \
+                tools/libxlft/xs_status.c
 XLFT_SRC := $(filter-out $(XLFT_XEN_SRC),$(XLFT_SRC))
 XEN_LIBS := -lxenlight -lxentoollog -lxenstore -lxencall \
             -lxenforeignmemory -lxenevtchn

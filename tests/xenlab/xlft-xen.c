@@ -32,6 +32,8 @@
  *                                           (at most STALL seconds)
  *   xlft-xen dma DOMID GPA                  DMA as a device model does:
  *                                           recorded, and with FT off
+ *   xlft-xen speed DOMID PCT                cap the guest at PCT% of a
+ *                                           CPU (100: no cap)
  *   xlft-xen replay DOMID                   enable replay on a paused
  *                                           copy, report, disable again
  *   xlft-xen copy-send DOMID HOST:PORT [CUT [stall]]
@@ -70,6 +72,7 @@
 #include "xlft_copy.h"
 #include "xlft_xen.h"
 #include "xlft_xen_copy.h"
+#include "xlft_xen_speed.h"
 #include "xlft_xen_config.h"
 #include "xlft_xs.h"
 
@@ -90,6 +93,7 @@ static int usage(void)
             "       xlft-xen copy-recv PORT\n"
             "       xlft-xen records DOMID COUNT SECONDS [STALL]\n"
             "       xlft-xen replay DOMID\n"
+            "       xlft-xen speed DOMID PCT\n"
             "       xlft-xen dma DOMID GPA\n"
             "       (--unsafe-no-counter before the command: record "
             "without a branch counter)\n");
@@ -942,6 +946,18 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "replay") && argc == 3)
         return replay(domid);
+    if (!strcmp(argv[1], "speed") && argc == 4) {
+        char err[300];
+        uint32_t pct;
+
+        if (parse_u32(argv[3], "percent", &pct))
+            return 2;
+        if (xlft_xen_set_speed(domid, pct, err, sizeof(err))) {
+            fprintf(stderr, "xlft-xen: %s\n", err);
+            return 1;
+        }
+        return 0;
+    }
     if (!strcmp(argv[1], "dma") && argc == 4) {
         char *end;
         unsigned long long gpa;

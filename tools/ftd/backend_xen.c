@@ -7,9 +7,8 @@
  * xenstore under /libxl/<domid>/ft/.
  *
  * Replay and going live are the hypervisor's (xen-patches, VMX only: a
- * host that cannot replay says so and the pair ends).  Xen has no
- * control of a guest's speed that this backend drives: throttling is
- * refused, never imitated.
+ * host that cannot replay says so and the pair ends).  Throttling caps
+ * the guest's share of a CPU through its scheduler.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +25,7 @@
 #include "xlft_xen.h"
 #include "xlft_xen_config.h"
 #include "xlft_xen_copy.h"
+#include "xlft_xen_speed.h"
 #include "xlft_xs.h"
 
 struct guest {
@@ -310,9 +310,7 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
         g->created = false;
         break;
     case GUEST_THROTTLE:
-        snprintf(why, len, "domain %u: no speed control on Xen (lag-limit "
-                 "needs one)", g->domid);
-        rc = -EOPNOTSUPP;
+        rc = xlft_xen_set_speed(g->domid, arg, why, len);
         break;
     }
     return rc ? fail(g, rc, why) : 0;

@@ -317,11 +317,6 @@ int ftd_config_load(struct ftd_config *c, const char *path, char *err,
                  c->backend);
         return -EINVAL;
     }
-    if (!strcmp(c->backend, "xen") && c->lag_limit_us) {
-        snprintf(err, errlen, "%s: lag-limit-us: the xen backend has no "
-                 "control of a guest's speed", path);
-        return -EINVAL;
-    }
     if (c->timeout_ms && c->heartbeat_ms &&
         c->timeout_ms < 3ull * c->heartbeat_ms) {
         snprintf(err, errlen, "%s: timeout-ms must be at least three "

@@ -262,9 +262,6 @@ int main(int argc, char **argv)
     }
     if (!xen && (cfg.backend_flags & BACKEND_F_UNSAFE_NO_COUNTER))
         return bad_usage("--unsafe-no-counter: only with --backend xen");
-    if (xen && cfg.lag_limit_us)
-        return bad_usage("--lag-limit: the xen backend has no control of "
-                         "a guest's speed");
     if (!cfg.name || !key_path || !cfg.arbiter)
         return bad_usage("--pair, --key and --arbiter are needed");
     if (cfg.role == PAIR_PRIMARY ? !peer_spec || listen_spec

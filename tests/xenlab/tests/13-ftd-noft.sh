@@ -8,11 +8,11 @@
 # are in xenstore; the guest keeps running and ticking.  Both ftds run
 # in one dom0 over loopback: first by hand (ftd primary / secondary),
 # then as two services (backend = xen in their ft.conf) asked by xl-ft
-# ft-enable.  A config asking a Xen guest to be slowed is
-# refused.
+# ft-enable.  The speed control ftd uses while a secondary lags, a
+# scheduler cap, is set and lifted.
 . "$(dirname "$0")/../testlib.sh"
 
-lab_put bin/ftd bin/xl-ft guests/idle.bin
+lab_put bin/ftd bin/xl-ft guests/idle.bin tests/xlft-xen
 lab -- '
 cat > /tmp/idle.cfg <<EOC
 name = "idle"
@@ -82,10 +82,16 @@ done
 echo "ft-enable: status $?"
 echo "state=$(xenstore-read /libxl/1/ft/state)"
 echo "error=$(xenstore-read /libxl/1/ft/error)"
-cp /tmp/ftA.conf /tmp/slow.conf
-echo "lag-limit-us = 50000" >> /tmp/slow.conf
-/xenft/ftd --config /tmp/slow.conf 2>&1
-echo "slow: status $?"
+# The speed control a lagging secondary asks for: a scheduler cap.
+cap() {
+    xl sched-credit2 -d idle | awk "NR == 2 { print \"cap \" \$4 }"
+}
+/xenft/xlft-xen speed 1 50 && cap
+/xenft/xlft-xen speed 1 100 && cap
+/xenft/xlft-xen speed 1 0
+echo "speed 0: status $?"
+/xenft/xlft-xen speed 77 50
+echo "speed unknown: status $?"
 kill $svcA $svcB
 wait $svcA $svcB
 xl list idle | awk "NR == 2 { print \"guest \" \$1 \" \" \$5 }"
@@ -99,8 +105,9 @@ expect '^ticking: 2 lines$' "^ftd: primary idle: $msg\$" \
     '^primary: status 1$' '^secondary: status 1$' \
     '^state=error$' "^error=$msg\$" '^guest idle [-rb]+$' \
     '^ticking: [0-9]+ lines$' "$msg" '^ft-enable: status 1$' \
-    '^ftd: /tmp/slow.conf: lag-limit-us: the xen backend has no control of '\
-"a guest's speed$" '^slow: status 1$'
+    '^cap 50$' '^cap 0$' '^xlft-xen: domain 1: a speed of 0% \(1 to 100\)$' \
+    '^speed 0: status 1$' '^speed unknown: status 1$' \
+    '^xlft-xen: domain 77: cannot read its scheduling parameters'
 [ "$(grep -c '^state=error$' "$out")" = 2 ] || fail "the service wrote" \
     "no state=error"
 [ "$(grep -cE "^error=$msg\$" "$out")" = 2 ] || fail "the service wrote" \
