@@ -446,35 +446,73 @@ static int await_stall(struct xlft_xen_ring *r, uint32_t domid,
     return -ETIMEDOUT;
 }
 
+/* Recording on a domain: its ring mapped, its channel bound. */
+struct rec {
+    uint32_t domid;
+    bool on;
+    struct xlft_xen_ft_status st;
+    struct xlft_xen_ring r;
+    struct xlft_xen_evtchn e;
+};
+
+/* Enable recording into a ring of 'ring_data' bytes (0: default). */
+static int rec_start(struct xlft_xen *x, struct rec *s, uint32_t domid,
+                     uint32_t ring_data, char *err, size_t errlen)
+{
+    int rc = xlft_xen_ft_enable_record(x, domid, ring_data, enable_flags,
+                                       &s->st, err, errlen);
+
+    if (rc)
+        return rc;
+    s->on = true;
+    rc = xlft_xen_ring_map(x, domid, &s->st, FT_RING_RECORD, &s->r, err,
+                           errlen);
+    if (!rc)
+        rc = xlft_xen_evtchn_bind(x, domid, s->st.port, &s->e, err, errlen);
+    return rc;
+}
+
+/* Unbind, unmap, disable: 'rc', or -EIO if only the disable failed. */
+static int rec_stop(struct xlft_xen *x, struct rec *s, int rc, char *err,
+                    size_t errlen)
+{
+    size_t used = strlen(err);
+
+    if (s->e.local >= 0)
+        xlft_xen_evtchn_unbind(x, &s->e);
+    if (s->r.res)
+        xlft_xen_ring_unmap(x, &s->r);
+    if (s->on && xlft_xen_ft_disable(x, s->domid, err + used, errlen - used)
+        && !rc)
+        rc = -EIO;
+    s->on = false;
+    return rc;
+}
+
 static int records(uint32_t domid, uint32_t count, uint32_t seconds,
                    uint32_t stall)
 {
     static struct tally t;
-    struct xlft_xen_ft_status st;
-    struct xlft_xen_evtchn e = { .local = -1 };
-    struct xlft_xen_ring r = { 0 };
+    struct rec s = { .domid = domid, .e.local = -1 };
     struct xlft_xen *x = NULL;
     struct timespec t0, t1;
     char err[512] = "";
     int rc = xlft_xen_open(&x, err, sizeof(err));
 
-    if (!rc)
-        rc = xlft_xen_ft_enable_record(x, domid, stall ? FT_RING_MIN_DATA : 0,
-                                       enable_flags, &st, err, sizeof(err));
     if (rc)
         goto out;
-    printf("enabled: counter %s\n", st.counter == XLFT_XEN_COUNTER_BRANCHES
-           ? "branches" : "none");
+    rc = rec_start(x, &s, domid, stall ? FT_RING_MIN_DATA : 0, err,
+                   sizeof(err));
+    if (!rc)
+        printf("enabled: counter %s\n",
+               s.st.counter == XLFT_XEN_COUNTER_BRANCHES ? "branches"
+                                                         : "none");
     ft_codec_init(&t.codec);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = xlft_xen_ring_map(x, domid, &st, FT_RING_RECORD, &r, err,
-                           sizeof(err));
-    if (!rc)
-        rc = xlft_xen_evtchn_bind(x, domid, st.port, &e, err, sizeof(err));
     if (!rc && stall)
-        rc = await_stall(&r, domid, stall, err, sizeof(err));
+        rc = await_stall(&s.r, domid, stall, err, sizeof(err));
     if (!rc)
-        rc = drain(x, &r, &e, &t, count, seconds, err, sizeof(err));
+        rc = drain(x, &s.r, &s.e, &t, count, seconds, err, sizeof(err));
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!rc) {
         printf("records: %" PRIu64 " (%" PRIu64 " bytes) in %ld ms:",
@@ -485,16 +523,10 @@ static int records(uint32_t domid, uint32_t count, uint32_t seconds,
                 printf(" %s %" PRIu64, ft_log_kind_name(k), t.kinds[k]);
         printf("\n");
     }
-    if (!rc && !(rc = xlft_xen_ft_status(x, domid, &st, err, sizeof(err))))
-        printf("status: seq %" PRIu64 " stopped %" PRId32 "\n", st.seq,
-               st.stopped);
-    if (e.local >= 0)
-        xlft_xen_evtchn_unbind(x, &e);
-    if (r.res)
-        xlft_xen_ring_unmap(x, &r);
-    if (xlft_xen_ft_disable(x, domid, err + strlen(err),
-                            sizeof(err) - strlen(err)) && !rc)
-        rc = -EIO;
+    if (!rc && !(rc = xlft_xen_ft_status(x, domid, &s.st, err, sizeof(err))))
+        printf("status: seq %" PRIu64 " stopped %" PRId32 "\n", s.st.seq,
+               s.st.stopped);
+    rc = rec_stop(x, &s, rc, err, sizeof(err));
     if (!rc)
         printf("disabled\n");
 out:
@@ -544,9 +576,7 @@ static int guest_has(uint32_t domid, uint64_t gpa, const uint8_t *want,
 static int dma(uint32_t domid, uint64_t gpa)
 {
     static struct tally t;
-    struct xlft_xen_ft_status st;
-    struct xlft_xen_evtchn e = { .local = -1 };
-    struct xlft_xen_ring r = { 0 };
+    struct rec s = { .domid = domid, .e.local = -1 };
     struct xlft_xen *x = NULL;
     uint8_t bytes[DMA_TEST_LEN];
     char err[512] = "";
@@ -554,22 +584,16 @@ static int dma(uint32_t domid, uint64_t gpa)
 
     for (unsigned int i = 0; i < sizeof(bytes); i++)
         bytes[i] = (uint8_t)(i * 7 + 3);
-    if (!rc)
-        rc = xlft_xen_ft_enable_record(x, domid, 0, enable_flags, &st, err,
-                                       sizeof(err));
     if (rc)
         goto out;
     ft_codec_init(&t.codec);
     t.want_dma = true;
-    rc = xlft_xen_ring_map(x, domid, &st, FT_RING_RECORD, &r, err,
-                           sizeof(err));
-    if (!rc)
-        rc = xlft_xen_evtchn_bind(x, domid, st.port, &e, err, sizeof(err));
+    rc = rec_start(x, &s, domid, 0, err, sizeof(err));
     if (!rc)
         rc = xlft_xen_dm_write(x, domid, gpa, bytes, sizeof(bytes), err,
                                sizeof(err));
     if (!rc)
-        rc = drain(x, &r, &e, &t, UINT64_MAX, 30, err, sizeof(err));
+        rc = drain(x, &s.r, &s.e, &t, UINT64_MAX, 30, err, sizeof(err));
     if (!rc && !t.dma_seen) {
         snprintf(err, sizeof(err), "domain %u: no DMA record in 30 s "
                  "after the write", domid);
@@ -589,13 +613,7 @@ static int dma(uint32_t domid, uint64_t gpa)
         rc = guest_has(domid, gpa, bytes, sizeof(bytes), err, sizeof(err));
     if (!rc)
         printf("dma: in the guest's memory\n");
-    if (e.local >= 0)
-        xlft_xen_evtchn_unbind(x, &e);
-    if (r.res)
-        xlft_xen_ring_unmap(x, &r);
-    if (xlft_xen_ft_disable(x, domid, err + strlen(err),
-                            sizeof(err) - strlen(err)) && !rc)
-        rc = -EIO;
+    rc = rec_stop(x, &s, rc, err, sizeof(err));
     for (unsigned int i = 0; i < sizeof(bytes); i++)
         bytes[i] = (uint8_t)(255 - i);
     if (!rc)

@@ -42,28 +42,8 @@ if [ "$XENLAB_HOST" = 2 ]; then
     echo "copy destroyed"
     exit 0
 fi
-cat > /tmp/idle.cfg <<EOC
-name = "idle"
-type = "hvm"
-memory = 32
-vcpus = 1
-vnc = 0
-vga = "none"
-kernel = "/xenft/idle.bin"
-cmdline = "hz=100"
-serial = "file:/tmp/idle.log"
-EOC
-xl create /tmp/idle.cfg || exit 1
-# ticks N: wait (at most 120 s) for N lines of ticks on the console.
-ticks() {
-    n=0
-    until [ "$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)" -ge "$1" ]; do
-        n=$((n + 1))
-        [ $n -le 240 ] || { echo "not $1 lines of ticks"; exit 1; }
-        sleep 0.5
-    done
-    echo "ticking: $1 lines"
-}
+. /xenft/idle.sh
+idle_start 100
 ticks 2
 n=0
 until [ "$(socat -u TCP:$XENLAB_PEER:8001 - 2>/dev/null)" = ready ]; do
@@ -84,7 +64,7 @@ xl list idle | awk "NR == 2 { print \"after stall: \" \$1 \" \" \$5 }"
 $x copy-send 1 $XENLAB_PEER:8005 2>&1
 echo "copy: status $?"
 xl list idle | awk "NR == 2 { print \"after copy: \" \$1 \" \" \$5 }"
-lines=$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)
+lines=$(idle_ticked)
 ticks $((lines + 3))
 tail -n 1 /tmp/idle.log
 xl destroy idle || exit 1

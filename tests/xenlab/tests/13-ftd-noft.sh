@@ -14,28 +14,8 @@
 
 lab_put bin/ftd bin/xl-ft guests/idle.bin tests/xlft-xen
 lab -- '
-cat > /tmp/idle.cfg <<EOC
-name = "idle"
-type = "hvm"
-memory = 32
-vcpus = 1
-vnc = 0
-vga = "none"
-kernel = "/xenft/idle.bin"
-cmdline = "hz=100"
-serial = "file:/tmp/idle.log"
-EOC
-xl create /tmp/idle.cfg || exit 1
-# ticks N: wait (at most 120 s) for N lines of ticks on the console.
-ticks() {
-    n=0
-    until [ "$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)" -ge "$1" ]; do
-        n=$((n + 1))
-        [ $n -le 240 ] || { echo "not $1 lines of ticks"; exit 1; }
-        sleep 0.5
-    done
-    echo "ticking: $1 lines"
-}
+. /xenft/idle.sh
+idle_start 100
 ticks 2
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
 mkdir -p /tmp/arb
@@ -95,7 +75,7 @@ echo "speed unknown: status $?"
 kill $svcA $svcB
 wait $svcA $svcB
 xl list idle | awk "NR == 2 { print \"guest \" \$1 \" \" \$5 }"
-lines=$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)
+lines=$(idle_ticked)
 ticks $((lines + 2))
 xl destroy idle
 '

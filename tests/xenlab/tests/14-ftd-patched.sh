@@ -21,32 +21,8 @@ if [ ! -f "$image" ]; then
 fi
 lab_put bin/ftd guests/idle.bin tests/xlft-xen
 lab --xen "$image" --timeout 400 -- '
-cat > /tmp/idle.cfg <<EOC
-name = "idle"
-type = "hvm"
-hap = 0
-memory = 32
-vcpus = 1
-tsc_mode = "always_emulate"
-cpuid = "host,rdrand=0,rdseed=0"
-viridian = 0
-xen_platform_pci = 0
-vnc = 0
-vga = "none"
-kernel = "/xenft/idle.bin"
-cmdline = "hz=100"
-serial = "file:/tmp/idle.log"
-EOC
-xl create /tmp/idle.cfg || exit 1
-ticks() {
-    n=0
-    until [ "$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)" -ge "$1" ]; do
-        n=$((n + 1))
-        [ $n -le 240 ] || { echo "not $1 lines of ticks"; exit 1; }
-        sleep 0.5
-    done
-    echo "ticking: $1 lines"
-}
+. /xenft/idle.sh
+idle_start 100 fit
 ticks 2
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
 mkdir -p /tmp/arb
@@ -71,7 +47,7 @@ sed "s/^/secondary: /" /tmp/s.log | head -n 20
 /xenft/xlft-xen ft-status 1
 echo "state=$(xenstore-read /libxl/1/ft/state)"
 xl list | awk "NR > 1 { print \"domain \" \$1 \" \" \$5 }"
-lines=$(grep -c "^idle: [0-9]* ticks" /tmp/idle.log)
+lines=$(idle_ticked)
 ticks $((lines + 2))
 xl destroy idle
 '

@@ -22,35 +22,8 @@ if [ ! -f "$image" ]; then
 fi
 lab_put tests/xlft-xen guests/idle.bin
 lab --xen "$image" -- '
-cat > /tmp/idle.cfg <<EOC
-name = "idle"
-type = "hvm"
-memory = 32
-vcpus = 1
-hap = 0
-tsc_mode = "always_emulate"
-cpuid = "host,rdrand=0,rdseed=0"
-vnc = 0
-vga = "none"
-kernel = "/xenft/idle.bin"
-cmdline = "hz=1000"
-serial = "file:/tmp/idle.log"
-EOC
-# ticks N: wait (at most 120 s) for N lines of ticks from the guest.
-ticks() {
-    n=0
-    until [ "$(grep -Ec "^idle: [0-9]+ ticks" /tmp/idle.log)" -ge $1 ]; do
-        n=$((n + 1))
-        if [ $n -gt 240 ]; then
-            echo "idle: not $1 lines of ticks after 120 s"
-            head -c 2000 /tmp/idle.log
-            xl dmesg | tail
-            exit 1
-        fi
-        sleep 0.5
-    done
-}
-xl create /tmp/idle.cfg || exit 1
+. /xenft/idle.sh
+idle_start 1000 fit
 ticks 1
 /xenft/xlft-xen records 1 1000 30
 echo "safe=$?"
@@ -68,8 +41,7 @@ xl pause idle
 /xenft/xlft-xen replay 1
 echo "replay-paused=$?"
 xl unpause idle
-had=$(grep -Ec "^idle: [0-9]+ ticks" /tmp/idle.log)
-ticks $((had + 2))
+ticks $(($(idle_ticked) + 2))
 echo "guest ticks on"
 xl destroy idle
 '
