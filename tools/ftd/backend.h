@@ -27,6 +27,12 @@ enum guest_op {
     GUEST_DISABLE,          /* recording: end the log here, run on */
     GUEST_STOP,             /* end the log if recording; the guest goes */
     GUEST_THROTTLE,         /* run at 'arg' percent of its speed */
+    /*
+     * This copy must not go on (a lost claim, a fence, a failed pair):
+     * every output it holds is thrown away, never sent, and the guest
+     * stops running for good (ftvm exits; a Xen domain is paused).
+     */
+    GUEST_HALT,
 };
 
 struct guest;

@@ -36,6 +36,7 @@ struct guest {
     char peer[128];
     bool created;               /* the copy, restored here: never live */
     bool paused;                /* by GUEST_PAUSE */
+    bool halted;                /* by GUEST_HALT: paused for good */
     bool ft_on;                 /* recording or replaying: disable it */
     bool have_ring;
     unsigned int flags;         /* BACKEND_F_* */
@@ -87,11 +88,12 @@ static void xen_close(struct guest *g)
         xlft_xen_ring_unmap(g->x, &g->ring);
     /*
      * A copy that never went live is of no use once its pair ends; a
-     * guest paused here runs on.
+     * guest paused here runs on, unless it was halted: its peer may be
+     * live by now.
      */
     if (g->created)
         libxl_domain_destroy(g->ctx, g->domid, NULL);
-    else if (g->paused)
+    else if (g->paused && !g->halted)
         libxl_domain_unpause(g->ctx, g->domid, NULL);
     if (g->ctx)
         libxl_ctx_free(g->ctx);
@@ -311,6 +313,14 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
         break;
     case GUEST_THROTTLE:
         rc = xlft_xen_set_speed(g->domid, arg, why, len);
+        break;
+    case GUEST_HALT:
+        /*
+         * Paused, not destroyed: the operator may want to look at it,
+         * and a paused vCPU starts no new output.
+         */
+        rc = set_paused(g, true, why, len);
+        g->halted = !rc;
         break;
     }
     return rc ? fail(g, rc, why) : 0;
