@@ -23,9 +23,6 @@
 #include "../../tools/libxlft/http.h"
 #include "../../tools/libxlft/json.h"
 
-/* The lease of the committed keepalive seed. */
-#define SEED_LEASE 4111120353769396794LL
-
 static struct xlft_http_reply r;
 
 static void check_err(int rc, const char *err, size_t errlen)
@@ -47,13 +44,6 @@ static void decode(const char *body, size_t n)
     rc = xlft_etcd_grant_reply(body, n, &id, &ttl, err, sizeof(err));
     check_err(rc, err, sizeof(err));
     if (rc ? rc != -EBADMSG : id < 1 || ttl < 1)
-        abort();
-
-    err[0] = '\0';
-    rc = xlft_etcd_keepalive_reply(body, n, SEED_LEASE, &ttl, err,
-                                   sizeof(err));
-    check_err(rc, err, sizeof(err));
-    if (rc ? rc != -EBADMSG && rc != -EPROTO : ttl < 0)
         abort();
 
     err[0] = '\0';

@@ -2,9 +2,10 @@
 /*
  * test_arbiter_etcd.c - the etcd arbiter against a real etcd that the
  * suite starts on loopback (Debian's etcd-server): one winner per
- * generation, also when two processes race for 1000 of them; leases
- * that are renewed hold and leases that are not let the claim go, never
- * before the holder's deadline.  Against a port where nothing listens
+ * generation, also when two processes race for 1000 of them; a claim
+ * granted stays granted after its claimant's lease has lapsed, and one
+ * left half-way (created, never settled) lapses with its lease or is
+ * settled by its own host.  Against a port where nothing listens
  * and against a fake server that answers garbage, every claim is an
  * error, never a grant.
  */
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "xlft_arbiter.h"
+#include "../../tools/libxlft/etcd_msg.h"
 #include "../../tools/libxlft/http.h"
 #include "unit.h"
 
@@ -241,9 +243,6 @@ static void test_specs(void)
             CU_FAIL("a good etcd spec was refused");
             continue;
         }
-        /* Nothing granted, nothing to renew. */
-        CU_ASSERT_EQUAL(xlft_arbiter_deadline(a), 0);
-        CU_ASSERT_EQUAL(xlft_arbiter_renew(a, err, sizeof(err)), -ENOLCK);
         xlft_arbiter_close(a);
     }
 }
@@ -252,7 +251,6 @@ static void test_one_winner(void)
 {
     struct xlft_arbiter *a, *b;
     char spec[96], holder[80];
-    uint64_t t0 = now_ms(), dl;
 
     NEED_ETCD();
     snprintf(spec, sizeof(spec), "etcd:%s", url);
@@ -262,8 +260,6 @@ static void test_one_winner(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
     ASSERT_RC(claim(a, 1, "hostA", holder), 1);
     CU_ASSERT_STRING_EQUAL(holder, "hostA");
-    dl = xlft_arbiter_deadline(a);
-    CU_ASSERT(dl > now_ms() && dl <= t0 + 10000);
     ASSERT_RC(claim(b, 1, "hostB", holder), 0);
     CU_ASSERT_STRING_EQUAL(holder, "hostA");
     ASSERT_RC(claim(a, 1, "hostA", holder), 1);
@@ -302,8 +298,6 @@ static void test_unreachable(void)
     CU_ASSERT(rc < 0);
     CU_ASSERT_STRING_EQUAL(holder, "");
     CU_ASSERT_PTR_NOT_NULL(strstr(err, spec + 5));
-    CU_ASSERT_EQUAL(xlft_arbiter_deadline(a), 0);
-    CU_ASSERT_EQUAL(xlft_arbiter_renew(a, err, sizeof(err)), -ENOLCK);
     xlft_arbiter_close(a);
 
     /* A cluster: the URL that does not answer is passed over. */
@@ -313,7 +307,6 @@ static void test_unreachable(void)
         a = open_ok(spec, "dom6");
         CU_ASSERT_PTR_NOT_NULL_FATAL(a);
         ASSERT_RC(claim(a, 1, "hostA", holder), 1);
-        ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), 0);
         xlft_arbiter_close(a);
     }
     close(fd);
@@ -321,76 +314,95 @@ static void test_unreachable(void)
 }
 
 /*
- * A lease that is renewed keeps the claim past its TTL; one that is not
- * lets it go - but never before the holder's deadline - and the holder
- * then learns it has lost it.
+ * A claim granted is final: its claimant's handle is closed (its lease
+ * left to lapse, as when its ftd dies) and another host asking well past
+ * the TTL still loses.  Claims that lapsed let a loser cut off from etcd
+ * for longer than the TTL win a generation that was already won.
  */
-static void test_lease(void)
+static void test_final(void)
 {
     struct xlft_arbiter *a, *b;
-    char spec[128], holder[80], err[256];
-    uint64_t start, dl = 0, won_at = 0;
-
-    NEED_ETCD();
-    snprintf(spec, sizeof(spec), "etcd:%s?ttl=2&timeout=500", url);
-    a = open_ok(spec, "lease");
-    b = open_ok(spec, "lease");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    ASSERT_RC(claim(a, 1, "hostA", holder), 1);
-    start = now_ms();
-    CU_ASSERT(xlft_arbiter_deadline(a) <= start + 2000);
-    while (now_ms() < start + 3500) {
-        uint64_t before = xlft_arbiter_deadline(a);
-
-        ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), 0);
-        CU_ASSERT(xlft_arbiter_deadline(a) >= before);
-        ASSERT_RC(claim(b, 1, "hostB", holder), 0);
-        CU_ASSERT_STRING_EQUAL(holder, "hostA");
-        pause_ms(400);
-    }
-    dl = xlft_arbiter_deadline(a);
-    for (int i = 0; i < 150 && !won_at; i++) {  /* 15 s at most */
-        int rc = claim(b, 1, "hostB", holder);
-
-        CU_ASSERT(rc >= 0);
-        if (rc == 1)
-            won_at = now_ms();
-        else
-            pause_ms(100);
-    }
-    CU_ASSERT(won_at != 0);
-    CU_ASSERT(won_at >= dl);
-    ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), -ENOLCK);
-    CU_ASSERT_EQUAL(xlft_arbiter_deadline(a), 0);
-    ASSERT_RC(claim(a, 1, "hostA", holder), 0);
-    CU_ASSERT_STRING_EQUAL(holder, "hostB");
-    xlft_arbiter_close(a);
-    xlft_arbiter_close(b);
-}
-
-/* A new handle of the holder takes the claim onto its own lease. */
-static void test_takeover(void)
-{
-    struct xlft_arbiter *a, *b;
-    char spec[128], holder[80], err[256];
+    char spec[128], holder[80];
     uint64_t start;
 
     NEED_ETCD();
-    snprintf(spec, sizeof(spec), "etcd:%s?ttl=2&timeout=500", url);
-    a = open_ok(spec, "takeover");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-    ASSERT_RC(claim(a, 4, "hostA", holder), 1);
-    xlft_arbiter_close(a);              /* its lease is left to lapse */
-    a = open_ok(spec, "takeover");
-    b = open_ok(spec, "takeover");
+    snprintf(spec, sizeof(spec), "etcd:%s?ttl=1&timeout=500", url);
+    a = open_ok(spec, "final");
+    b = open_ok(spec, "final");
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    ASSERT_RC(claim(a, 4, "hostA", holder), 1);
-    for (start = now_ms(); now_ms() < start + 3500; pause_ms(400)) {
-        ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), 0);
-        ASSERT_RC(claim(b, 4, "hostB", holder), 0);
+    ASSERT_RC(claim(a, 1, "hostA", holder), 1);
+    xlft_arbiter_close(a);
+    for (start = now_ms(); now_ms() < start + 3000; pause_ms(250)) {
+        ASSERT_RC(claim(b, 1, "hostB", holder), 0);
+        CU_ASSERT_STRING_EQUAL(holder, "hostA");
     }
+    xlft_arbiter_close(b);
+}
+
+/* POST a request built by etcd_msg.c to the real etcd: 0 or -1. */
+static int etcd_post(const char *path, const char *body,
+                     struct xlft_http_reply *r)
+{
+    struct xlft_http_url u;
+    char err[200];
+
+    if (xlft_http_parse_url(url, strlen(url), &u, err, sizeof(err)) ||
+        xlft_http_request(&u, "POST", path, body, 1000, r, err,
+                          sizeof(err)) || r->status != 200) {
+        fprintf(stderr, "\netcd %s: %s\n", path, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* hostA's claim of 'gen' made under a lease of 1 s and never settled. */
+static void halfway(const char *pair, int gen)
+{
+    static struct xlft_http_reply r;
+    char key[64], req[1024], err[200];
+    int64_t lease = 0, ttl;
+
+    snprintf(key, sizeof(key), "/xenft/%s/%d", pair, gen);
+    CU_ASSERT_FATAL(!xlft_etcd_grant_req(req, sizeof(req), 1) &&
+                    !etcd_post("/v3/lease/grant", req, &r) &&
+                    !xlft_etcd_grant_reply(r.body, r.bodylen, &lease, &ttl,
+                                           err, sizeof(err)));
+    CU_ASSERT_FATAL(!xlft_etcd_claim_req(req, sizeof(req), key, "hostA",
+                                         lease) &&
+                    !etcd_post("/v3/kv/txn", req, &r));
+}
+
+/*
+ * A claimant that died half-way: its claim lapses with its lease and
+ * the other host then wins; the same host asking again in time settles
+ * it and is granted.
+ */
+static void test_halfway(void)
+{
+    struct xlft_arbiter *a, *b;
+    char spec[128], holder[80];
+    uint64_t start;
+    int rc = 0;
+
+    NEED_ETCD();
+    snprintf(spec, sizeof(spec), "etcd:%s?ttl=1&timeout=500", url);
+    a = open_ok(spec, "halfway");
+    b = open_ok(spec, "halfway");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    halfway("halfway", 1);
+    ASSERT_RC(claim(a, 1, "hostA", holder), 1);
+    for (start = now_ms(); now_ms() < start + 2500; pause_ms(250))
+        ASSERT_RC(claim(b, 1, "hostB", holder), 0);
+    halfway("halfway", 2);
+    ASSERT_RC(claim(b, 2, "hostB", holder), 0);
+    for (start = now_ms(); rc != 1 && now_ms() < start + 15000;
+         pause_ms(100))
+        rc = claim(b, 2, "hostB", holder);
+    ASSERT_RC(rc, 1);
+    ASSERT_RC(claim(a, 2, "hostA", holder), 0);
+    CU_ASSERT_STRING_EQUAL(holder, "hostB");
     xlft_arbiter_close(a);
     xlft_arbiter_close(b);
 }
@@ -402,7 +414,7 @@ struct fake {
     pthread_t thread;
     volatile bool stop;
     pthread_mutex_t lock;
-    const char *grant, *txn, *keepalive;  /* NULL: never answer */
+    const char *grant, *txn;            /* NULL: never answer */
     int txns;
 };
 static struct fake fake = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -446,13 +458,12 @@ static void serve(int fd)
     if (read_request(fd, req, sizeof(req)))
         return;
     pthread_mutex_lock(&fake.lock);
-    if (strstr(req, "POST /v3/lease/grant "))
+    if (strstr(req, "POST /v3/lease/grant ")) {
         reply = fake.grant;
-    else if (strstr(req, "POST /v3/kv/txn ")) {
+    } else if (strstr(req, "POST /v3/kv/txn ")) {
         reply = fake.txn;
         fake.txns += strstr(req, "\"compare\":[{\"target\":") != NULL;
-    } else if (strstr(req, "POST /v3/lease/keepalive "))
-        reply = fake.keepalive;
+    }
     pthread_mutex_unlock(&fake.lock);
     if (!reply) {
         /* Silent until the client gives up (or 5 s). */
@@ -503,13 +514,11 @@ static void fake_stop(void)
     close(fake.lfd);
 }
 
-static void fake_set(const char *grant, const char *txn,
-                     const char *keepalive)
+static void fake_set(const char *grant, const char *txn)
 {
     pthread_mutex_lock(&fake.lock);
     fake.grant = grant;
     fake.txn = txn;
-    fake.keepalive = keepalive;
     pthread_mutex_unlock(&fake.lock);
 }
 
@@ -605,12 +614,12 @@ static void test_malformed(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 
     /* The fake itself: a well-formed loss is read as one. */
-    fake_set(grant_ok, good_txn_lost, NULL);
+    fake_set(grant_ok, good_txn_lost);
     ASSERT_RC(claim(a, 1, "hostA", holder), 0);
     CU_ASSERT_STRING_EQUAL(holder, "hostB");
 
     for (size_t i = 0; i < sizeof(bad_txn) / sizeof(bad_txn[0]); i++) {
-        fake_set(grant_ok, bad_txn[i], NULL);
+        fake_set(grant_ok, bad_txn[i]);
         strcpy(holder, "x");
         err[0] = '\0';
         rc = xlft_arbiter_claim(a, 1, "hostA", holder, sizeof(holder), err,
@@ -626,7 +635,7 @@ static void test_malformed(void)
         struct xlft_arbiter *b = open_ok(spec, "dom9");
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-        fake_set(bad_grant[i], good_txn_lost, NULL);
+        fake_set(bad_grant[i], good_txn_lost);
         fake_txns_take();
         rc = claim(b, 1, "hostA", holder);
         if (rc != -EBADMSG || fake_txns_take()) {
@@ -638,13 +647,13 @@ static void test_malformed(void)
 
     /* Errors from etcd are errors, whatever the claim was. */
     fake_set(grant_ok, "HTTP/1.1 503 Service Unavailable\r\n\r\n"
-             "{\"error\":\"etcdserver: no leader\",\"code\":14}", NULL);
+             "{\"error\":\"etcdserver: no leader\",\"code\":14}");
     rc = xlft_arbiter_claim(a, 1, "hostA", holder, sizeof(holder), err,
                             sizeof(err));
     CU_ASSERT(rc < 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "no leader"));
     fake_set(grant_ok, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0"
-             "\r\n\r\n", NULL);
+             "\r\n\r\n");
     ASSERT_RC(claim(a, 1, "hostA", holder), -EPROTO);
 
     /* A reply longer than any etcd gives. */
@@ -653,43 +662,22 @@ static void test_malformed(void)
     memset(big, ' ', XLFT_HTTP_MAX + 63);
     memcpy(big, OK200 "\r\n{", 20);
     big[XLFT_HTTP_MAX + 63] = '\0';
-    fake_set(grant_ok, big, NULL);
+    fake_set(grant_ok, big);
     ASSERT_RC(claim(a, 1, "hostA", holder), -EBADMSG);
 
     /* A server that never answers: bounded by the timeout. */
-    fake_set(grant_ok, NULL, NULL);
+    fake_set(grant_ok, NULL);
     t0 = now_ms();
     ASSERT_RC(claim(a, 1, "hostA", holder), -ETIMEDOUT);
     CU_ASSERT(now_ms() - t0 < 2000);
     CU_ASSERT_STRING_EQUAL(holder, "");
 
-    /* Renewals: garbage is an error and keeps the deadline; a lease
-     * etcd no longer knows is lost. */
+    /* Only a settled claim is granted: a server that says each create
+     * was done, and never holds the key, grants nothing. */
     fake_set(grant_ok, OK200 "\r\n{\"succeeded\":true,\"responses\":"
-             "[{\"response_put\":{\"header\":{}}}]}", OK200 "\r\n{}");
-    ASSERT_RC(claim(a, 2, "hostA", holder), 1);
-    t0 = xlft_arbiter_deadline(a);
-    CU_ASSERT(t0 > now_ms());
-    ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), -EBADMSG);
-    CU_ASSERT_EQUAL(xlft_arbiter_deadline(a), t0);
-    fake_set(grant_ok, NULL, OK200 "\r\n{\"result\":{\"ID\":\"7587869\","
-             "\"TTL\":\"oops\"}}");
-    ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), -EBADMSG);
-    fake_set(grant_ok, NULL, OK200 "\r\n{\"result\":{\"ID\":\"1\","
-             "\"TTL\":\"10\"}}");
-    ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), -EBADMSG);
-    fake_set(grant_ok, NULL, OK200 "\r\n{\"error\":{\"grpc_code\":14,"
-             "\"message\":\"etcdserver: no leader\"}}");
-    ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), -EPROTO);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no leader"));
-    CU_ASSERT_EQUAL(xlft_arbiter_deadline(a), t0);
-    fake_set(grant_ok, NULL, OK200 "\r\n{\"result\":{\"ID\":\"7587869\","
-             "\"TTL\":\"10\"}}");
-    ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), 0);
-    CU_ASSERT(xlft_arbiter_deadline(a) >= t0);
-    fake_set(grant_ok, NULL, OK200 "\r\n{\"result\":{\"ID\":\"7587869\"}}");
-    ASSERT_RC(xlft_arbiter_renew(a, err, sizeof(err)), -ENOLCK);
-    CU_ASSERT_EQUAL(xlft_arbiter_deadline(a), 0);
+             "[{\"response_put\":{\"header\":{}}}]}");
+    ASSERT_RC(claim(a, 2, "hostA", holder), -EAGAIN);
+    CU_ASSERT_STRING_EQUAL(holder, "");
 
     xlft_arbiter_close(a);
     fake_stop();
@@ -705,10 +693,10 @@ void register_arbiter_etcd_tests(void)
     CU_add_test(s, "two processes race for 1000 generations", test_race);
     CU_add_test(s, "unreachable etcd is never a grant; next URL tried",
                 test_unreachable);
-    CU_add_test(s, "renewed leases hold, lapsed ones free the key",
-                test_lease);
-    CU_add_test(s, "a new handle of the holder takes its claim over",
-                test_takeover);
+    CU_add_test(s, "a granted claim is final, its lease gone or not",
+                test_final);
+    CU_add_test(s, "a claim left half-way lapses or is settled",
+                test_halfway);
     CU_add_test(s, "malformed replies and silence are errors",
                 test_malformed);
 }

@@ -98,13 +98,3 @@ int xlft_arbiter_claim(struct xlft_arbiter *a, uint64_t gen, const char *me,
     }
     return a->be->claim(a->priv, gen, me, holder, holderlen, err, errlen);
 }
-
-int xlft_arbiter_renew(struct xlft_arbiter *a, char *err, size_t errlen)
-{
-    return a->be->renew ? a->be->renew(a->priv, err, errlen) : 0;
-}
-
-uint64_t xlft_arbiter_deadline(const struct xlft_arbiter *a)
-{
-    return a->be->deadline ? a->be->deadline(a->priv) : UINT64_MAX;
-}

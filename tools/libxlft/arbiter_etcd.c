@@ -5,16 +5,14 @@
  * The claim of generation G of pair P is the key /xenft/P/G, created by
  * one transaction that puts it only if it does not exist yet (its
  * create_revision is 0) and otherwise reads it: etcd orders all
- * transactions, so exactly one creator wins.  The key is attached to
- * the claimant's lease and lapses with it, which is what lets a cluster
- * outlive its members' failures - and why a holder must stop being live
- * by its deadline (xlft_arbiter.h).
- *
- * A key that already names 'me' but hangs on another lease (an earlier
- * handle of the same host) is moved onto this handle's lease, by a put
- * conditional on the key's revision, so the renewals kept up from now on
- * cover it.  Every request is safe to repeat, so a URL that does not
- * answer is simply followed by the next one.
+ * transactions, so exactly one creator wins.  It is created under the
+ * claimant's lease, so that a claimant dying before it is done lets it
+ * go, and then settled: put again with no lease, conditional on the
+ * revision it was read at.  Only a settled claim is granted, and a
+ * settled claim stays for good (xlft_arbiter.h).  A key that names 'me'
+ * but is not settled yet (this handle's, or an earlier one's of the same
+ * host) is settled the same way.  Every request is safe to repeat, so a
+ * URL that does not answer is simply followed by the next one.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,7 +29,7 @@
 #define MAX_URLS        8
 #define DEFAULT_TTL     10      /* seconds */
 #define DEFAULT_TIMEOUT 2000    /* milliseconds, per request per URL */
-#define CLAIM_ROUNDS    4
+#define CLAIM_ROUNDS    8       /* create, read back, settle: 3 */
 
 struct etcd_arb {
     struct xlft_http_url url[MAX_URLS];
@@ -221,16 +219,16 @@ static int etcd_claim(void *priv, uint64_t gen, const char *me,
     struct etcd_arb *e = priv;
     struct xlft_etcd_kv kv = { .found = false };
     char key[XLFT_ETCD_KEY_MAX], req[1024];
-    bool move = false, put;
+    bool settle = false, put;
     int rc;
 
     snprintf(key, sizeof(key), "/xenft/%s/%" PRIu64, e->pair, gen);
     for (int round = 0; round < CLAIM_ROUNDS; round++) {
         if ((rc = ensure_lease(e, err, errlen)))
             return rc;
-        if (move)
+        if (settle)
             rc = xlft_etcd_move_req(req, sizeof(req), key, me, kv.mod_rev,
-                                    e->lease);
+                                    0);
         else
             rc = xlft_etcd_claim_req(req, sizeof(req), key, me, e->lease);
         if (rc) {
@@ -240,76 +238,33 @@ static int etcd_claim(void *priv, uint64_t gen, const char *me,
         rc = call(e, "/v3/kv/txn", req, err, errlen);
         if (rc == -ENOLCK) {
             e->lease = 0;
-            move = false;
+            settle = false;
             continue;
         }
         if (rc ||
             (rc = xlft_etcd_txn_reply(e->reply.body, e->reply.bodylen, key,
                                       &put, &kv, err, errlen)))
             return rc;
-        if (!put && !kv.found) {
-            move = false;       /* it lapsed while we moved it: anew */
-            continue;
+        if (put && settle) {
+            snprintf(holder, holderlen, "%s", me);
+            return 1;
         }
-        if (!put && strcmp(kv.value, me)) {
+        settle = false;
+        if (put || !kv.found)
+            continue;           /* made, to be read back; or lapsed: anew */
+        if (strcmp(kv.value, me)) {
             snprintf(holder, holderlen, "%s", kv.value);
             return 0;
         }
-        move = !put && kv.lease != e->lease;
-        if (move)
-            continue;
-        if (mono_ms() >= e->deadline) {
-            e->lease = 0;       /* the answer came too late to trust */
-            continue;
+        if (!kv.lease) {
+            snprintf(holder, holderlen, "%s", me);
+            return 1;           /* settled already */
         }
-        snprintf(holder, holderlen, "%s", me);
-        return 1;
+        settle = true;
     }
     snprintf(err, errlen, "etcd key %s kept changing in %d attempts", key,
              CLAIM_ROUNDS);
     return -EAGAIN;
-}
-
-static int etcd_renew(void *priv, char *err, size_t errlen)
-{
-    struct etcd_arb *e = priv;
-    uint64_t t0 = mono_ms();
-    char req[128];
-    int64_t ttl;
-    int rc;
-
-    if (!e->lease) {
-        snprintf(err, errlen, "etcd arbiter: no lease to renew (nothing "
-                 "granted, or the lease was lost)");
-        return -ENOLCK;
-    }
-    if (t0 >= e->deadline) {
-        snprintf(err, errlen, "etcd lease %" PRId64 " lapsed before it was "
-                 "renewed: every claim of pair %s is lost", e->lease,
-                 e->pair);
-        e->lease = 0;
-        return -ENOLCK;
-    }
-    if ((rc = xlft_etcd_keepalive_req(req, sizeof(req), e->lease)) ||
-        (rc = call(e, "/v3/lease/keepalive", req, err, errlen)) ||
-        (rc = xlft_etcd_keepalive_reply(e->reply.body, e->reply.bodylen,
-                                        e->lease, &ttl, err, errlen)))
-        return rc;
-    if (!ttl) {
-        snprintf(err, errlen, "etcd lease %" PRId64 " has expired: every "
-                 "claim of pair %s is lost", e->lease, e->pair);
-        e->lease = 0;
-        return -ENOLCK;
-    }
-    e->deadline = t0 + span(e, ttl);
-    return 0;
-}
-
-static uint64_t etcd_deadline(const void *priv)
-{
-    const struct etcd_arb *e = priv;
-
-    return e->lease ? e->deadline : 0;
 }
 
 const struct xlft_arb_backend xlft_arb_etcd = {
@@ -318,6 +273,4 @@ const struct xlft_arb_backend xlft_arb_etcd = {
     .open = etcd_open,
     .close = etcd_close,
     .claim = etcd_claim,
-    .renew = etcd_renew,
-    .deadline = etcd_deadline,
 };

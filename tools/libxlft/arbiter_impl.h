@@ -22,9 +22,6 @@ struct xlft_arb_backend {
     /* As xlft_arbiter_claim; 'me' is a good name, 'holder' is "". */
     int (*claim)(void *priv, uint64_t gen, const char *me, char *holder,
                  size_t holderlen, char *err, size_t errlen);
-    /* NULL when claims never lapse. */
-    int (*renew)(void *priv, char *err, size_t errlen);
-    uint64_t (*deadline)(const void *priv);
 };
 
 extern const struct xlft_arb_backend xlft_arb_file;

@@ -90,11 +90,6 @@ int xlft_etcd_grant_req(char *buf, size_t len, int64_t ttl)
     return fit(snprintf(buf, len, "{\"TTL\":\"%" PRId64 "\"}", ttl), len);
 }
 
-int xlft_etcd_keepalive_req(char *buf, size_t len, int64_t lease)
-{
-    return fit(snprintf(buf, len, "{\"ID\":\"%" PRId64 "\"}", lease), len);
-}
-
 static int txn_req(char *buf, size_t len, const char *key, const char *me,
                    const char *target, const char *field, int64_t rev,
                    int64_t lease)
@@ -168,39 +163,6 @@ int xlft_etcd_grant_reply(const char *body, size_t n, int64_t *lease,
         (rc = need_int(body, n, "TTL", 1, ttl, err, errlen)))
         return rc;
     return 0;
-}
-
-int xlft_etcd_keepalive_reply(const char *body, size_t n, int64_t lease,
-                              int64_t *ttl, char *err, size_t errlen)
-{
-    struct xlft_json v;
-    int64_t id;
-    int rc;
-
-    if ((rc = json_ok(body, n, err, errlen)))
-        return rc;
-    if (!xlft_json_get(body, n, "result", &v) ||
-        v.type != XLFT_JSON_OBJECT) {
-        char msg[160];
-
-        /* A streamed call reports its errors after a 200 status. */
-        if (!xlft_json_get(body, n, "error", &v))
-            return BAD("etcd reply to a lease renewal has no \"result\"");
-        xlft_etcd_error_reply(body, n, msg, sizeof(msg));
-        snprintf(err, errlen, "etcd refused the lease renewal: %s", msg);
-        return -EPROTO;
-    }
-    if ((rc = need_int(body, n, "result.ID", 1, &id, err, errlen)))
-        return rc;
-    if (id != lease)
-        return BAD("etcd renewed lease %" PRId64 ", not %" PRId64, id,
-                   lease);
-    rc = get_int(body, n, "result.TTL", 0, ttl, err, errlen);
-    if (rc == -ENOENT) {
-        *ttl = 0;
-        rc = 0;
-    }
-    return rc;
 }
 
 static int read_kv(const char *body, size_t n, const char *key,

@@ -7,9 +7,6 @@
  *
  *   POST /v3/lease/grant      {"TTL":S}
  *     -> {"header":{..},"ID":"N","TTL":"S"}
- *   POST /v3/lease/keepalive  {"ID":"N"}
- *     -> {"result":{"header":{..},"ID":"N","TTL":"S"}}  (no TTL: expired)
- *     -> {"error":{"grpc_code":C,"message":..,..}}  (still status 200)
  *   POST /v3/kv/txn           compare / success / failure, see etcd_msg.c
  *     -> {"header":{..},"succeeded":true,"responses":[{"response_put":..}]}
  *     -> {"header":{..},"responses":[{"response_range":{"kvs":[{"key":..,
@@ -32,21 +29,16 @@
 #define XLFT_ETCD_KEY_MAX 128
 
 int xlft_etcd_grant_req(char *buf, size_t len, int64_t ttl);
-int xlft_etcd_keepalive_req(char *buf, size_t len, int64_t lease);
 /* Put key=me under 'lease' if the key does not exist; else read it. */
 int xlft_etcd_claim_req(char *buf, size_t len, const char *key,
                         const char *me, int64_t lease);
-/* Put key=me under 'lease' if the key is still at revision 'mod_rev';
- * else read it. */
+/* Put key=me under 'lease' (0: none, for good) if the key is still at
+ * revision 'mod_rev'; else read it. */
 int xlft_etcd_move_req(char *buf, size_t len, const char *key,
                        const char *me, int64_t mod_rev, int64_t lease);
 
 int xlft_etcd_grant_reply(const char *body, size_t n, int64_t *lease,
                           int64_t *ttl, char *err, size_t errlen);
-/* 'ttl' 0: the lease has expired.  -EPROTO: an error object instead of
- * the result, 'err' giving its message. */
-int xlft_etcd_keepalive_reply(const char *body, size_t n, int64_t lease,
-                              int64_t *ttl, char *err, size_t errlen);
 
 struct xlft_etcd_kv {
     bool found;

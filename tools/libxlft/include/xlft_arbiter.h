@@ -15,20 +15,20 @@
  *               storage both hosts reach (link(2) is atomic on local
  *               file systems and on NFS alike).  Claims never lapse.
  *   etcd:URL[,URL...][?ttl=S&timeout=MS]
- *               a lease-based lock on the key /xenft/<pair>/<generation>
- *               in an etcd v3 cluster, through its JSON gateway
- *               (http://HOST:PORT; the next URL is tried when one does
- *               not answer).  The claim lives as long as the claimant's
- *               lease: ttl seconds (default 10) after its last renewal.
- *               timeout (default 2000) bounds each request to each URL.
+ *               the key /xenft/<pair>/<generation> in an etcd v3
+ *               cluster, through its JSON gateway (http://HOST:PORT; the
+ *               next URL is tried when one does not answer).  A claim is
+ *               first made under a lease of ttl seconds (default 10), so
+ *               that a claimant dying half-way lets it go, then made
+ *               permanent before it is granted.  timeout (default 2000)
+ *               bounds each request to each URL.
  *
- * Self-fencing (etcd:): a claim that is not renewed lapses, and then
- * another host may win the same generation.  The holder therefore calls
- * xlft_arbiter_renew() well within the TTL (every third of it) and MUST
- * stop being live, for good, once xlft_arbiter_deadline() has passed
- * without a successful renewal.  The deadline is counted from the moment
- * each grant or renewal was sent, less 1% for clock rate differences, so
- * it falls before etcd can let the claim go.
+ * A granted claim never lapses, with either arbiter: the winner goes
+ * live on it, and a loser that could not reach the arbiter for a while
+ * must still lose when it does, however long the winner has been live
+ * (or dead: the loser's copy is older than what the winner acknowledged
+ * since).  Nothing needs renewing, and an arbiter that goes away fences
+ * nobody.  An operator removes the claims of a pair that is gone.
  *
  * Calls block on the storage or the network (an NFS server that does not
  * answer blocks file: calls; etcd: calls are bounded by the timeout per
@@ -53,7 +53,7 @@ struct xlft_arbiter;
  */
 int xlft_arbiter_open(struct xlft_arbiter **a, const char *spec,
                       const char *pair, char *err, size_t errlen);
-/* Claims won stay until they lapse (etcd:) or for good (file:). */
+/* Claims granted stay, for good. */
 void xlft_arbiter_close(struct xlft_arbiter *a);
 
 /*
@@ -65,21 +65,5 @@ void xlft_arbiter_close(struct xlft_arbiter *a);
 int xlft_arbiter_claim(struct xlft_arbiter *a, uint64_t gen, const char *me,
                        char *holder, size_t holderlen, char *err,
                        size_t errlen);
-
-/*
- * Keep every claim granted through 'a' from lapsing.  0: renewed, see
- * xlft_arbiter_deadline(); -ENOLCK: the lease is gone (expired, or
- * nothing was granted yet): the claims are lost, stop being live now;
- * other -errno: the arbiter cannot be reached or read, with 'err' saying
- * why: the claims hold until the deadline, try again before it.  Always
- * 0 for arbiters whose claims never lapse.
- */
-int xlft_arbiter_renew(struct xlft_arbiter *a, char *err, size_t errlen);
-
-/*
- * Until when (CLOCK_MONOTONIC, milliseconds) the claims granted through
- * 'a' are surely held: UINT64_MAX if they never lapse, 0 if none is.
- */
-uint64_t xlft_arbiter_deadline(const struct xlft_arbiter *a);
 
 #endif /* XLFT_ARBITER_H */
