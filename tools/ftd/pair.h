@@ -58,7 +58,15 @@ struct pair;
  */
 int pair_start(struct pair **p, const struct pair_cfg *cfg, char *why,
                size_t whylen);
+/*
+ * A pair not ended yet ends as on an error (ftd is stopping: pair.c
+ * says what then becomes of its guest).  Waits for a copy or a claim
+ * still under way: call it once pair_busy() is false, or when the loop
+ * is done.
+ */
 void pair_free(struct pair *p);
+/* A copy or a question to the arbiter is under way on a thread. */
+bool pair_busy(const struct pair *p);
 
 /*
  * Primary: end protection in order; the guest runs on unprotected and

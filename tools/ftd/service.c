@@ -495,7 +495,9 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
     for (int i = 0; i < PAIRS_MAX; i++) {
         struct slot *sl = &s->slots[i];
 
-        if (sl->pair && sl->ended && sl->reap_due++) {
+        /* A copy or claim still under way is not waited for here. */
+        if (sl->pair && sl->ended && sl->reap_due++ &&
+            !pair_busy(sl->pair)) {
             pair_free(sl->pair);
             sl->pair = NULL;
         }

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pair_primary.c - the primary's side of a pair.
+ *
+ * Once the channel is up, the guest is paused, saved into a memfd, set
+ * recording and resumed; the saved state goes to the secondary first
+ * (STATE frames), then the log (LOG frames, as records appear in the
+ * ring).  ACKs become ack_seq in the record ring, which lets the guest's
+ * output gate release what the secondary covers.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ft_log.h"
+#include "pair_impl.h"
+
+#define THROTTLED_PCT 50                /* a primary too far ahead */
+
+static void hand_over(struct pair *p);
+
+void primary_send_state(struct pair *p)
+{
+    while (p->sync_off < p->sync_total) {
+        uint8_t *buf = p->batch;        /* free until the log flows */
+        uint32_t n = p->sync_total - p->sync_off < CHUNK ?
+                     (uint32_t)(p->sync_total - p->sync_off) : CHUNK;
+        struct xlft_msg m = { .type = XLFT_T_STATE };
+        int rc;
+
+        if (pread(p->sync_fd, buf, n, (off_t)p->sync_off) != (ssize_t)n) {
+            pair_end(p, -EIO, "cannot read the saved state back");
+            return;
+        }
+        m.u.state = (struct xlft_state){ .offset = p->sync_off,
+                                         .total = p->sync_total,
+                                         .len = n, .data = buf };
+        rc = pair_send(p, &m);
+        if (rc == -EAGAIN)
+            return;             /* on_writable resumes */
+        if (rc) {
+            pair_end(p, rc, "cannot send the state: %s", strerror(-rc));
+            return;
+        }
+        p->sync_off += n;
+    }
+    close(p->sync_fd);
+    p->sync_fd = -1;
+    p->st = S_PROTECTED;
+    if (p->be->status)
+        p->be->status(p->vm, "protected", NULL);
+    pair_say(p, "secondary created (%" PRIu64 " bytes of state), protected",
+             p->sync_total);
+    primary_pump(p);
+}
+
+static void primary_saved(struct pair *p)
+{
+    uint8_t hdr[SYNC_HDR] = SYNC_MAGIC;
+    off_t size;
+
+    if (!pair_map_ring(p, GUEST_RECORD) ||
+        !pair_guest(p, GUEST_UNPAUSE, 0))
+        return;
+    p->paused_here = false;
+    size = lseek(p->sync_fd, 0, SEEK_END);
+    memcpy(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4);
+    memcpy(hdr + 16, &p->gen, 8);
+    memcpy(hdr + 24, &(uint64_t){ (uint64_t)size - SYNC_HDR }, 8);
+    memcpy(hdr + 32, p->name, strlen(p->name));
+    if (size < SYNC_HDR || pwrite(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR) {
+        pair_end(p, -EIO, "cannot keep the state");
+        return;
+    }
+    p->sync_total = (uint64_t)size;
+    primary_send_state(p);
+}
+
+/* Pause, save, record, resume: the copy and the log start together. */
+void primary_up(struct pair *p)
+{
+    uint8_t hdr[SYNC_HDR] = SYNC_MAGIC;
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    p->gen = (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+    p->sync_fd = memfd_create("ftd-sync", MFD_CLOEXEC);
+    if (p->sync_fd < 0 || write(p->sync_fd, hdr, SYNC_HDR) != SYNC_HDR) {
+        pair_end(p, -errno, "cannot keep the state: %s", strerror(errno));
+        return;
+    }
+    if (!pair_guest(p, GUEST_PAUSE, 0))
+        return;
+    p->paused_here = true;
+    /* Heartbeats go on while the copy is made. */
+    p->st = S_SYNC;
+    job_start(p, GUEST_SAVE, p->sync_fd, primary_saved);
+}
+
+/* Records from the ring into LOG frames, as long as the channel takes. */
+void primary_pump(struct pair *p)
+{
+    while (p->st == S_PROTECTED || p->st == S_ARBITRATING) {
+        struct xlft_msg m = { .type = XLFT_T_LOG };
+        uint64_t now;
+        bool notify;
+        int n, rc;
+
+        if (!p->batch_len) {
+            n = ft_ring_read_records(p->ring, p->batch, BATCH,
+                                     &p->batch_nrec, &notify);
+            if (n < 0) {
+                pair_end(p, -EPROTO, "record ring: %s", ft_strerror(n));
+                return;
+            }
+            if (notify)
+                p->be->ring_notify(p->vm);
+            if (n == 0) {
+                if (ft_ring_wait(p->ring) == FT_EAGAIN)
+                    return;     /* the guest notifies the next record */
+                continue;
+            }
+            p->batch_len = (uint32_t)n;
+        }
+        if (p->st == S_ARBITRATING || !p->chan)
+            return;             /* held: nobody to send it to */
+        now = pair_now_ns();
+        m.u.log = (struct xlft_log){ .first_seq = p->sent + 1,
+                                     .sent_ns = now,
+                                     .count = p->batch_nrec,
+                                     .len = p->batch_len,
+                                     .recs = p->batch };
+        rc = pair_send(p, &m);
+        if (rc == -EAGAIN)
+            return;             /* the guest stalls on its ring meanwhile */
+        /* A connection gone is a peer lost: the arbiter says who goes on. */
+        if (rc == -ENOTCONN || rc == -EPIPE || rc == -ECONNRESET) {
+            pair_peer_lost(p, strerror(-rc));
+            return;
+        }
+        if (rc) {
+            pair_end(p, rc, "cannot send the log: %s", strerror(-rc));
+            return;
+        }
+        p->sent += p->batch_nrec;
+        p->batch_len = 0;
+        xlft_lag_produced(&p->lag, p->sent, now);
+    }
+}
+
+void primary_on_ack(struct pair *p, const struct xlft_ack *a)
+{
+    if (a->acked > p->sent || a->acked < p->acked ||
+        a->replayed > a->acked) {
+        pair_end(p, -EPROTO, "ACK of record %" PRIu64 " (replayed %" PRIu64
+                 ") after %" PRIu64 " sent and %" PRIu64 " acknowledged",
+                 a->acked, a->replayed, p->sent, p->acked);
+        return;
+    }
+    if (a->acked > p->acked) {
+        p->acked = a->acked;
+        /* The guest's gate lets out what the secondary now holds. */
+        ft_ring_set_ack(p->ring, a->acked);
+        p->be->ring_notify(p->vm);
+    }
+    if (p->switching && !p->batch_len && p->acked == p->sent &&
+        ft_ring_avail(p->ring) == 0) {
+        hand_over(p);
+        return;
+    }
+    xlft_lag_replayed(&p->lag, a->replayed, pair_now_ns());
+    /* Acted on when crossing the limit, not at every ACK. */
+    if (xlft_lag_over(&p->lag, p->cfg.lag_limit_us) != p->lag_warned) {
+        p->lag_warned = !p->lag_warned;
+        /* Slow the primary until the secondary catches up. */
+        if (!pair_throttle(p, p->lag_warned ? THROTTLED_PCT : 100))
+            return;
+        pair_say(p, "secondary %" PRIu64 " us behind: %s the limit of %"
+                 PRIu64 " us, guest at %d%% speed",
+                 xlft_lag_avg_us(&p->lag),
+                 p->lag_warned ? "above" : "back under",
+                 p->cfg.lag_limit_us, p->lag_warned ? THROTTLED_PCT : 100);
+    }
+}
+
+/* Everything recorded so far onto the channel, whatever the ring holds. */
+static void flush_log(struct pair *p)
+{
+    primary_pump(p);
+    if (p->batch_len || ft_ring_avail(p->ring) > 0)
+        pair_say(p, "%u bytes of log could not be queued before the end",
+                 p->batch_len);
+}
+
+static void disable_claimed(struct pair *p, int rc, const char *holder,
+                            const char *err)
+{
+    if (p->ended)
+        return;
+    p->disabling = false;
+    if (rc <= 0) {
+        pair_say(p, "not disabled: %s", rc ? err : "the generation is "
+                 "held by the secondary");
+        if (rc == 0)
+            pair_say(p, "%s holds generation %" PRIu64, holder, p->gen);
+        return;
+    }
+    /* The log ends here; the guest runs on, unprotected, at speed. */
+    if (pair_settle(p, GUEST_DISABLE)) {
+        pair_end(p, -EIO, "disable: the guest refused to end its log");
+        return;
+    }
+    if (p->lag_warned)
+        pair_throttle(p, 100);
+    flush_log(p);
+    pair_end(p, 0, "disabled: the guest runs on unprotected");
+}
+
+int pair_disable(struct pair *p, char *why, size_t len)
+{
+    int rc;
+
+    if (p->cfg.role != PAIR_PRIMARY || p->st != S_PROTECTED ||
+        p->disabling || p->switching) {
+        snprintf(why, len, "%s is not a protected primary here", p->name);
+        return -EINVAL;
+    }
+    /*
+     * Whoever goes on alone holds the generation, even in an orderly
+     * end: should the secondary miss the end and think this host dead,
+     * the arbiter tells it to stop rather than go live.
+     */
+    rc = claim_start(p, disable_claimed);
+    if (rc) {
+        snprintf(why, len, "cannot ask the arbiter: %s", strerror(-rc));
+        return rc;
+    }
+    p->disabling = true;
+    return 0;
+}
+
+/* Switchover, last step: every record acknowledged, the guest paused. */
+static void hand_over(struct pair *p)
+{
+    struct xlft_msg m = { .type = XLFT_T_GOLIVE };
+    int rc;
+
+    /* The log ends with the guest's final state; it stops here. */
+    rc = pair_settle(p, GUEST_STOP);
+    if (rc) {
+        pair_end(p, rc, "switchover: the guest did not stop");
+        return;
+    }
+    primary_pump(p);
+    if (p->batch_len) {
+        pair_end(p, -EAGAIN, "switchover: the last records did not fit the "
+                 "channel; the secondary keeps replaying");
+        return;
+    }
+    m.u.golive_seq = p->sent;
+    rc = pair_send(p, &m);
+    if (rc) {
+        pair_end(p, rc, "switchover: cannot tell the secondary: %s",
+                 strerror(-rc));
+        return;
+    }
+    pair_end(p, 0, "switched over at record %" PRIu64 ": the secondary "
+             "goes on", p->sent);
+}
+
+int pair_failover(struct pair *p, char *why, size_t len)
+{
+    int rc;
+
+    if (p->cfg.role != PAIR_PRIMARY || p->st != S_PROTECTED ||
+        p->disabling || p->switching) {
+        snprintf(why, len, "%s is not a protected primary here", p->name);
+        return -EINVAL;
+    }
+    /* No more records nor outputs; hand over once all is acknowledged. */
+    rc = p->be->call(p->vm, GUEST_PAUSE, 0, -1, why, len);
+    if (rc)
+        return rc;
+    p->switching = true;
+    primary_pump(p);
+    if (!p->batch_len && ft_ring_avail(p->ring) == 0 &&
+        p->acked == p->sent)
+        hand_over(p);
+    return 0;
+}
