@@ -227,6 +227,7 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 check-ftd: all deps-demo $(BUILD)/tests/ftvm-dom0
 	sh tests/ftd/failover.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/service.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	sh tests/ftd/regress.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The network gate on real frames: namespaces, a bridge, NFQUEUE (root;
 # 77: skipped, said loudly).
@@ -282,6 +283,10 @@ check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 		sh tests/ftd/service.sh $(SAN); rc=$$?; \
+		[ $$rc = 0 ] || [ $$rc = 77 ]
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+		sh tests/ftd/regress.sh $(SAN); rc=$$?; \
 		[ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The logging channel end to end over TCP on loopback, also under

@@ -1,0 +1,172 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# regress.sh BUILD - ftd in the bad moments, each a failure once seen:
+#   1. a primary whose ftd was paused long enough for its secondary to
+#      go live loses the claim and halts: not one byte of the output it
+#      held (never acknowledged) reaches its console;
+#   2. a secondary whose guest stops replaying for 2 s, its log buffer
+#      full, takes the primary's silence behind the full channel for no
+#      death: no copy asks the arbiter, and protection goes on after;
+#   3. ftd stopped (SIGTERM) on a protected primary halts its guest and
+#      the secondary goes live: never both copies running;
+#   4. the primary's host cut off while the copy is made: the primary's
+#      guest runs on (it was paused for the copy), unprotected.
+# Two hosts in network namespaces made here.  Without root or ip netns
+# the test says so and exits 77.
+set -u
+
+build=${1:?usage: regress.sh BUILD}
+NAME=regress
+. "$(dirname "$0")/../ftvm/lib.sh"
+
+ftd=$build/bin/ftd
+dom0=$build/tests/ftvm-dom0
+. "$(dirname "$0")/../lib/hosts.sh"
+hosts_up "r" 10.81.0
+. "$(dirname "$0")/../lib/ftd.sh"
+
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
+chmod 600 "$work/key"
+
+# pair ROUND GUEST-ARGS SECONDARY-ARGS [FTD-SECONDARY-ARGS]: a guest on
+# host a protected by a secondary on host b.
+pair() {
+    r=$1 gargs=$2 sargs=$3 fargs=${4:-}
+    mkdir -p "$work/arb.$r"
+    # shellcheck disable=SC2086 # word splitting of the argument lists
+    inns "$a" gp$r "$ftvm" serve --control "$work/p$r.sock" $gargs \
+        --console "$work/p$r.con"
+    # shellcheck disable=SC2086
+    inns "$b" gs$r "$ftvm" serve --control "$work/s$r.sock" --incoming \
+        $sargs --console "$work/s$r.con"
+    answers "$work/p$r.sock" && answers "$work/s$r.sock" || return 1
+    # shellcheck disable=SC2086
+    inns "$b" fs$r "$ftd" secondary --pair rg$r --guest "$work/s$r.sock" \
+        --listen 10.81.0.2:7800 --key "$work/key" \
+        --arbiter "file:$work/arb.$r" --host-name hostB $fargs
+    waitfor "listening" "$work/fs$r.out" || return 1
+    inns "$a" fp$r "$ftd" primary --pair rg$r --guest "$work/p$r.sock" \
+        --peer 10.81.0.2:7800 --key "$work/key" \
+        --arbiter "file:$work/arb.$r" --host-name hostA
+}
+
+size() { wc -c <"$1" 2>/dev/null || echo 0; }
+
+# rounds FILE: how many rounds the guest has reported there.
+rounds() { grep -c "round" "$1" 2>/dev/null || echo 0; }
+
+# grows FILE FROM: until FILE has at least 3 rounds more than FROM, 20 s.
+grows() {
+    i=0
+    until [ "$(rounds "$1")" -ge $(($2 + 3)) ]; do
+        i=$((i + 1))
+        [ $i -ge 400 ] && return 1
+        sleep 0.05      # polling the console, bounded
+    done
+}
+
+clear_hosts() {
+    ip netns pids "$b" | xargs -r kill -KILL 2>/dev/null
+    ip netns pids "$a" | xargs -r kill -KILL 2>/dev/null
+    wait
+}
+
+# 1. The primary's ftd paused: B goes live, A loses and drops its held
+# outputs.
+if pair 1 "--guest $build/guests/cpu.bin --cmdline seed=1" "" &&
+   waitfor "replaying" "$work/fs1.err" && grows "$work/p1.con" 0; then
+    fp=$(pidof_cmd "$ftd primary --pair rg1")
+    kill -STOP "$fp"
+    if waitfor "live at record" "$work/fs1.err"; then
+        held=$(size "$work/p1.con")
+        # The guest goes on producing, into the gate, until its ring
+        # fills; B's copy, live, prints further rounds meanwhile.
+        grows "$work/s1.con" "$(rounds "$work/p1.con")"
+        kill -CONT "$fp"
+        if [ "$(ended fp1)" = 0 ] && grep -q "halted" "$work/fp1.err" &&
+           [ "$(ended gp1)" != none ]; then
+            if [ "$(size "$work/p1.con")" = "$held" ]; then
+                ok "a primary that lost the claim let out nothing it held \
+($(grep -o 'halted.*' "$work/fp1.err"))"
+            else
+                bad "the losing primary let out $(($(size "$work/p1.con") \
+- held)) bytes nobody acknowledged"
+            fi
+        else
+            bad "the losing primary did not halt: $(cat "$work/fp1.err" \
+                "$work/gp1.err")"
+        fi
+    else
+        kill -CONT "$fp"
+        bad "B did not go live: $(cat "$work/fs1.err")"
+    fi
+else
+    bad "protecting the guest: $(cat "$work/fp1.err" "$work/fs1.err" \
+        2>/dev/null)"
+fi
+clear_hosts
+
+# 2. B's guest stops replaying for 2 s with a 1 MiB buffer: nothing fails
+# over, and the log flows again once it goes on.
+truncate -s 2M "$work/pdisk" "$work/sdisk"
+if pair 2 "--guest $build/guests/disk.bin --cmdline every=1 \
+--disk $work/pdisk" "--disk $work/sdisk" "--buffer 1" &&
+   waitfor "replaying" "$work/fs2.err" && grows "$work/p2.con" 0; then
+    gs=$(pidof_cmd "$ftvm serve --control $work/s2.sock")
+    kill -STOP "$gs"
+    sleep 2             # the fault itself: B's guest off for 2 s
+    kill -CONT "$gs"
+    if grows "$work/p2.con" "$(rounds "$work/p2.con")" &&
+       ! grep -q "peer lost\|asking the arbiter" "$work/fp2.err" \
+           "$work/fs2.err" &&
+       [ ! -s "$work/fp2.rc" ] && [ ! -s "$work/fs2.rc" ]; then
+        ok "a secondary 2 s behind with its buffer full: still protected"
+    else
+        bad "a lagging secondary ended protection: $(cat "$work/fp2.err" \
+            "$work/fs2.err")"
+    fi
+else
+    bad "protecting the disk guest: $(cat "$work/fp2.err" \
+        "$work/fs2.err" 2>/dev/null)"
+fi
+clear_hosts
+
+# 3. ftd stopped on the primary's host: its guest halts, B goes live.
+if pair 3 "--guest $build/guests/cpu.bin --cmdline seed=3" "" &&
+   waitfor "replaying" "$work/fs3.err" && grows "$work/p3.con" 0; then
+    kill -TERM "$(pidof_cmd "$ftd primary --pair rg3")"
+    if [ "$(ended fp3)" = 1 ] && [ "$(ended gp3)" != none ] &&
+       waitfor "live at record" "$work/fs3.err" &&
+       "$dom0" "$work/s3.sock" status | grep -q "mode=live"; then
+        ok "ftd stopped on the primary: its guest halted, B went live"
+    else
+        bad "ftd stopped: $(cat "$work/fp3.err" "$work/gp3.err" \
+            "$work/fs3.err")"
+    fi
+else
+    bad "protecting the guest: $(cat "$work/fp3.err" "$work/fs3.err" \
+        2>/dev/null)"
+fi
+clear_hosts
+
+# 4. The link cut while A saves a large guest: A's guest runs on.
+if pair 4 "--guest $build/guests/cpu.bin --cmdline seed=4 --mem 1024" \
+        "--mem 1024" && waitfor "channel up" "$work/fp4.err"; then
+    ip -n "$a" link set va down
+    if [ "$(ended fp4)" != none ] &&
+       "$dom0" "$work/p4.sock" status | grep -q "state=running"; then
+        ok "the peer lost during the copy: the guest runs on \
+($(grep -o -e 'peer lost.*' -e 'running unprotected' "$work/fp4.err" |
+    tr '\n' ';'))"
+    else
+        bad "the peer lost during the copy: $(cat "$work/fp4.err"; \
+            "$dom0" "$work/p4.sock" status)"
+    fi
+    ip -n "$a" link set va up
+else
+    bad "protecting a large guest: $(cat "$work/fp4.err" "$work/fs4.err" \
+        2>/dev/null)"
+fi
+
+finish
