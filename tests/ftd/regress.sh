@@ -54,7 +54,10 @@ pair() {
 size() { wc -c <"$1" 2>/dev/null || echo 0; }
 
 # rounds FILE: how many rounds the guest has reported there.
-rounds() { grep -c "round" "$1" 2>/dev/null || echo 0; }
+rounds() {
+    n=$(grep -c "round" "$1" 2>/dev/null)
+    echo "${n:-0}"
+}
 
 # grows FILE FROM: until FILE has at least 3 rounds more than FROM, 20 s.
 grows() {
