@@ -402,8 +402,7 @@ static int enable(struct service *s, const char *name, const char *peer,
         return -EINVAL;
     }
     if (sl) {
-        snprintf(why, len, "%s is being connected to %s already", name,
-                 sl->peer);
+        snprintf(why, len, "already being connected to %s", sl->peer);
         return -EBUSY;
     }
     if (strlen(peer) >= sizeof(sl->peer)) {
