@@ -41,7 +41,7 @@
 #define PAIRS_MAX   FTD_GUESTS_MAX
 #define CLIENTS_MAX 16          /* control clients at once */
 #define CLIENT_MS   2000        /* to send its line, then to read the answer */
-#define LINE_MAX    512         /* a command */
+#define CMD_MAX     512         /* a command line, newline included */
 #define DIAL_MS     5000        /* to reach a peer: lookup and connect */
 
 struct client;
@@ -629,9 +629,9 @@ static void client_line(struct client *c, char *line, size_t n)
 
     evtimer_del(c->deadline);
     bufferevent_disable(c->bev, EV_READ);
-    if (n >= LINE_MAX)
+    if (n >= CMD_MAX)
         evbuffer_add_printf(out, "error: a command is one line of less "
-                            "than %d bytes\n", LINE_MAX);
+                            "than %d bytes\n", CMD_MAX);
     else if (!line || !n || memchr(line, '\0', n))
         evbuffer_add_printf(out, "error: no command\n");
     else
@@ -646,9 +646,9 @@ static void on_client_read(struct bufferevent *bev, void *arg)
     size_t n;
     char *line = evbuffer_readln(in, &n, EVBUFFER_EOL_LF);
 
-    if (!line && evbuffer_get_length(in) < LINE_MAX)
+    if (!line && evbuffer_get_length(in) < CMD_MAX)
         return;                 /* more to come */
-    client_line(arg, line, line ? n : LINE_MAX);
+    client_line(arg, line, line ? n : CMD_MAX);
     free(line);
 }
 
@@ -665,11 +665,11 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
     struct client *c = arg;
     struct evbuffer *in = bufferevent_get_input(bev);
     size_t n = evbuffer_get_length(in);
-    char line[LINE_MAX];
+    char line[CMD_MAX];
 
     /* A client that closed after a line without its newline. */
     if ((what & BEV_EVENT_EOF) && (what & BEV_EVENT_READING) &&
-        !c->waits && n < LINE_MAX) {
+        !c->waits && n < CMD_MAX) {
         evbuffer_remove(in, line, n);
         line[n] = '\0';
         client_line(c, line, n);
