@@ -168,6 +168,10 @@ $(BUILD)/tests/ftvm-dom0: tests/ftvm/ftvm-dom0.c $(BUILD)/lib/libxlft.a \
                          $(BUILD)/lib/libftcore.a
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g $^ $(LIBS) -o $@
+# Control clients of ftd that misbehave (tests/ftd/busy.sh).
+$(BUILD)/tests/ftd-ctl-client: tests/ftd/ctl-client.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) -O2 -g $< -o $@
 
 $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 	@mkdir -p $(@D)
@@ -194,6 +198,9 @@ $(SAN)/tests/ftvm-dom0: $(BUILD)/obj/san/tests/ftvm/ftvm-dom0.o \
                        $(san_XLFT_OBJ) $(san_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
+$(SAN)/tests/ftd-ctl-client: tests/ftd/ctl-client.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) $(san_CFLAGS) $(san_LDFLAGS) $< -o $@
 $(SAN)/bin/ftd: $(san_FTD_OBJ) $(san_XLFT_OBJ) \
                 $(XLFT_XEN_SRC:%.c=$(BUILD)/obj/san/%.o) $(san_CORE_OBJ)
 	@mkdir -p $(@D)
@@ -224,10 +231,12 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 	sh tests/ftvm/attached.sh $(BUILD)
 
 # ftd end to end: two hosts in network namespaces (root; 77: skipped).
-check-ftd: all deps-demo $(BUILD)/tests/ftvm-dom0
+check-ftd: all deps-demo $(BUILD)/tests/ftvm-dom0 \
+           $(BUILD)/tests/ftd-ctl-client
 	sh tests/ftd/failover.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/service.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/regress.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	sh tests/ftd/busy.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The network gate on real frames: namespaces, a bridge, NFQUEUE (root;
 # 77: skipped, said loudly).
@@ -270,7 +279,7 @@ check-unit: deps-check $(BUILD)/tests/unit-tests
 
 check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
            $(SAN)/bin/ftd $(SAN)/bin/xl-ft $(SAN)/tests/ftvm-dom0 \
-           $(SAN)/guests
+           $(SAN)/tests/ftd-ctl-client $(SAN)/guests
 	cd tests/unit && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1 ../../$(BUILD)/tests/unit-tests-san
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -287,6 +296,7 @@ check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 		sh tests/ftd/regress.sh $(SAN); rc=$$?; \
+		sh tests/ftd/busy.sh $(SAN); rc=$$?; \
 		[ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The logging channel end to end over TCP on loopback, also under

@@ -5,12 +5,16 @@
  * guest's section in ft.conf), and takes commands from xl-ft on its
  * control socket: enable NAME PEER, disable NAME, failover NAME, status.
  * Guests run under `ftvm serve --control RUN_DIR/NAME.sock`.
+ *
+ * Everything runs on one loop that also carries every pair's heartbeats,
+ * so nothing here waits: a peer is dialled without blocking (net.h), and
+ * each control client has a deadline for its line and for taking the
+ * answer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 
 #include "config.h"
@@ -33,10 +39,20 @@
 #include "xlft_ftvm.h"
 
 #define PAIRS_MAX   FTD_GUESTS_MAX
+#define CLIENTS_MAX 16          /* control clients at once */
+#define CLIENT_MS   2000        /* to send its line, then to read the answer */
+#define CMD_MAX     512         /* a command line, newline included */
+#define DIAL_MS     5000        /* to reach a peer: lookup and connect */
+
+struct client;
 
 struct slot {
     struct service *svc;
     struct pair *pair;
+    struct ftd_dial *dial;      /* primary, its peer not reached yet */
+    struct client *waiter;      /* the enable that waits for the dial */
+    bool again;                 /* the dial is a re-protection attempt */
+    time_t dial_end;            /* the dial's deadline */
     char peer[256];             /* primary: where its secondary is */
     bool ended;
     int reap_due;               /* reaper ticks seen since it ended */
@@ -54,6 +70,14 @@ struct reprotect {
     char last[300];             /* why the last attempt failed */
 };
 
+/* One connection on the control socket: one command, one answer. */
+struct client {
+    struct service *svc;
+    struct bufferevent *bev;    /* NULL: this entry is free */
+    struct event *deadline;
+    struct slot *waits;         /* an enable waiting for its peer */
+};
+
 struct service {
     const struct ftd_config *cfg;
     struct event_base *base;
@@ -63,6 +87,7 @@ struct service {
     char ctl_path[300];
     struct slot slots[PAIRS_MAX];
     struct reprotect rp[PAIRS_MAX];
+    struct client clients[CLIENTS_MAX];
 };
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -140,9 +165,10 @@ static struct slot *free_slot_for(struct service *s, const char *name)
     for (int i = 0; i < PAIRS_MAX; i++) {
         struct slot *sl = &s->slots[i];
 
-        if (sl->pair && !sl->ended && name && !strcmp(sl->name, name))
+        if ((sl->dial || (sl->pair && !sl->ended)) && name &&
+            !strcmp(sl->name, name))
             return NULL;        /* already protected or being protected */
-        if (!sl->pair && !spare)
+        if (!sl->pair && !sl->dial && !spare)
             spare = sl;
     }
     return spare;
@@ -272,11 +298,20 @@ static void on_incoming(evutil_socket_t lfd, short what, void *arg)
     }
 }
 
-/* A slot still holding a pair for 'name', ended or not. */
+/* A slot held for 'name': a pair, ended or not, or a dial. */
 static struct slot *find_any(struct service *s, const char *name)
 {
     for (int i = 0; i < PAIRS_MAX; i++)
-        if (s->slots[i].pair && !strcmp(s->slots[i].name, name))
+        if ((s->slots[i].pair || s->slots[i].dial) &&
+            !strcmp(s->slots[i].name, name))
+            return &s->slots[i];
+    return NULL;
+}
+
+static struct slot *find_dialing(struct service *s, const char *name)
+{
+    for (int i = 0; i < PAIRS_MAX; i++)
+        if (s->slots[i].dial && !strcmp(s->slots[i].name, name))
             return &s->slots[i];
     return NULL;
 }
@@ -290,17 +325,89 @@ static struct slot *find(struct service *s, const char *name)
     return NULL;
 }
 
-/* Protect guest 'name' on 'peer': 0, or -errno with 'why'. */
-static int enable(struct service *s, const char *name, const char *peer,
-                  char *why, size_t len)
+static void client_answer(struct client *c);
+
+/* A failed re-protection waits before the next: 2 s, 4 s, ... 30 s. */
+static void reprotect_later(struct reprotect *r)
 {
-    char sock[300];
+    unsigned int wait = r->attempts < 5 ? 1u << r->attempts : 30;
+
+    r->next = mono_s() + (wait > 30 ? 30 : wait);
+}
+
+/* A primary's dial has ended: start its pair and say how it went. */
+static void on_dialed(void *arg, int fd, const char *dial_why)
+{
+    struct slot *sl = arg;
+    struct service *s = sl->svc;
+    struct reprotect *r = reprotect_of(s, sl->name, false);
+    struct client *c = sl->waiter;
+    bool again = sl->again;
+    char sock[300], why[300];
     struct pair_cfg pc;
-    struct slot *sl;
-    int fd, rc;
+    int rc = -ECONNREFUSED;
+
+    sl->dial = NULL;
+    sl->waiter = NULL;
+    sl->again = false;
+    snprintf(why, sizeof(why), "%s", dial_why);
+    if (fd >= 0) {
+        guest_sock(s, sl->name, sock, sizeof(sock));
+        fill_pair_cfg(s, &pc, sl);
+        pc.role = PAIR_PRIMARY;
+        pc.name = sl->name;
+        /* A Xen guest is its domain's name. */
+        pc.guest = strcmp(s->cfg->backend, "xen") ? sock : sl->name;
+        pc.fd = fd;
+        pc.peer = sl->peer;
+        rc = pair_start(&sl->pair, &pc, why, sizeof(why));
+        if (rc)
+            sl->pair = NULL;
+    }
+    if (r && !rc) {
+        if (again)
+            note("%s: protecting again on %s (attempt %u)", r->name,
+                 r->peer, r->attempts);
+        r->active = false;      /* done, or the operator took over */
+    } else if (r && again) {
+        snprintf(r->last, sizeof(r->last), "%s", why);
+        reprotect_later(r);
+    }
+    if (c) {
+        struct evbuffer *out = bufferevent_get_output(c->bev);
+
+        c->waits = NULL;
+        if (rc)
+            evbuffer_add_printf(out, "error: %s: %s\n", sl->name, why);
+        else
+            evbuffer_add_printf(out, "ok: protecting %s on %s (see "
+                                "ft-status)\n", sl->name, sl->peer);
+        client_answer(c);
+    }
+}
+
+/*
+ * Protect guest 'name' on 'peer' once it is reached: 0, and on_dialed
+ * answers 'c' (if any) later; or -errno with 'why'.  The slot is the
+ * guest's from now on, so that a second enable of it is refused.
+ */
+static int enable(struct service *s, const char *name, const char *peer,
+                  struct client *c, bool again, char *why, size_t len)
+{
+    struct slot *sl = find_dialing(s, name);
+    int rc;
 
     if (!ftd_name_ok(name)) {
         snprintf(why, len, "'%s' is not a guest name", name);
+        return -EINVAL;
+    }
+    if (sl) {
+        snprintf(why, len, "already being connected to %s", sl->peer);
+        return -EBUSY;
+    }
+    if (strlen(peer) >= sizeof(sl->peer)) {
+        snprintf(why, len, "peer '%.40s...' is too long (%zu at most)",
+                 peer, sizeof(sl->peer) - 1);
         return -EINVAL;
     }
     sl = free_slot_for(s, name);
@@ -309,40 +416,49 @@ static int enable(struct service *s, const char *name, const char *peer,
                  name);
         return -EBUSY;
     }
-    guest_sock(s, name, sock, sizeof(sock));
-    fd = ftd_dial(peer, FTD_PORT, 5000, why, len);
-    if (fd < 0)
-        return -ECONNREFUSED;
-    fill_pair_cfg(s, &pc, sl);
-    pc.role = PAIR_PRIMARY;
-    pc.name = name;
-    /* A Xen guest is its domain's name. */
-    pc.guest = strcmp(s->cfg->backend, "xen") ? sock : name;
-    pc.fd = fd;
-    pc.peer = peer;
     memset(sl, 0, sizeof(*sl));
     sl->svc = s;
     snprintf(sl->name, sizeof(sl->name), "%s", name);
     snprintf(sl->peer, sizeof(sl->peer), "%s", peer);
-    rc = pair_start(&sl->pair, &pc, why, len);
+    rc = ftd_dial_start(&sl->dial, s->base, peer, FTD_PORT, DIAL_MS,
+                        on_dialed, sl, why, len);
     if (rc)
-        sl->pair = NULL;
-    return rc;
+        return rc;
+    sl->waiter = c;
+    sl->again = again;
+    sl->dial_end = mono_s() + DIAL_MS / 1000;
+    if (c)
+        c->waits = sl;
+    return 0;
 }
 
-static void cmd_enable(struct service *s, const char *name,
-                       const char *peer, FILE *out)
+static void cmd_enable(struct service *s, struct client *c,
+                       const char *name, const char *peer,
+                       struct evbuffer *out)
 {
-    struct reprotect *r = reprotect_of(s, name, false);
     char why[300];
 
-    if (enable(s, name, peer, why, sizeof(why))) {
-        fprintf(out, "error: %s: %s\n", name, why);
-        return;
-    }
+    if (enable(s, name, peer, c, false, why, sizeof(why)))
+        evbuffer_add_printf(out, "error: %s: %s\n", name, why);
+}
+
+/* Stop a dial before it reached its peer; its enable is told so. */
+static void stop_dial(struct slot *sl)
+{
+    struct reprotect *r = reprotect_of(sl->svc, sl->name, false);
+
+    ftd_dial_cancel(sl->dial);
+    sl->dial = NULL;
     if (r)
-        r->active = false;      /* the operator took over */
-    fprintf(out, "ok: protecting %s on %s (see ft-status)\n", name, peer);
+        r->active = false;
+    if (sl->waiter) {
+        evbuffer_add_printf(bufferevent_get_output(sl->waiter->bev),
+                            "error: %s: disabled before %s was reached\n",
+                            sl->name, sl->peer);
+        sl->waiter->waits = NULL;
+        client_answer(sl->waiter);
+        sl->waiter = NULL;
+    }
 }
 
 /* Primaries that lost their secondary try again: 1 s, 2 s, ... 30 s. */
@@ -352,23 +468,18 @@ static void reprotect_due(struct service *s)
 
     for (int i = 0; i < PAIRS_MAX; i++) {
         struct reprotect *r = &s->rp[i];
-        unsigned int wait;
 
         if (!r->active || now < r->next || find_any(s, r->name))
             continue;
         r->attempts++;
-        if (!enable(s, r->name, r->peer, r->last, sizeof(r->last))) {
-            note("%s: protecting again on %s (attempt %u)", r->name,
-                 r->peer, r->attempts);
-            r->active = false;
-            continue;
-        }
-        wait = r->attempts < 5 ? 1u << r->attempts : 30;
-        r->next = now + (wait > 30 ? 30 : wait);
+        if (enable(s, r->name, r->peer, NULL, true, r->last,
+                   sizeof(r->last)))
+            reprotect_later(r);
     }
 }
 
-static void cmd_status(struct service *s, const char *name, FILE *out)
+static void cmd_status(struct service *s, const char *name,
+                       struct evbuffer *out)
 {
     int shown = 0;
 
@@ -376,6 +487,17 @@ static void cmd_status(struct service *s, const char *name, FILE *out)
         struct slot *sl = &s->slots[i];
         char line[400];
 
+        if (sl->dial) {
+            time_t left = sl->dial_end - mono_s();
+
+            if (name && strcmp(sl->name, name))
+                continue;
+            evbuffer_add_printf(out, "pair=%s role=primary state=connecting"
+                                " peer=%s (%lds left)\n", sl->name, sl->peer,
+                                (long)(left > 0 ? left : 0));
+            shown++;
+            continue;
+        }
         if (!sl->pair && !sl->ended)
             continue;
         if (sl->pair) {
@@ -386,10 +508,12 @@ static void cmd_status(struct service *s, const char *name, FILE *out)
         if (name && strcmp(sl->name, name))
             continue;
         if (sl->pair)
-            fprintf(out, "%s%s%s\n", line, sl->ended ? " ended: " : "",
-                    sl->ended ? sl->end_why : "");
+            evbuffer_add_printf(out, "%s%s%s\n", line,
+                                sl->ended ? " ended: " : "",
+                                sl->ended ? sl->end_why : "");
         else
-            fprintf(out, "pair=%s ended: %s\n", sl->name, sl->end_why);
+            evbuffer_add_printf(out, "pair=%s ended: %s\n", sl->name,
+                                sl->end_why);
         shown++;
     }
     for (int i = 0; i < PAIRS_MAX; i++) {
@@ -397,18 +521,62 @@ static void cmd_status(struct service *s, const char *name, FILE *out)
 
         if (!r->active || (name && strcmp(r->name, name)))
             continue;
-        fprintf(out, "pair=%s unprotected: protecting again on %s, attempt "
-                "%u, next in %lds (%s)\n", r->name, r->peer, r->attempts + 1,
-                (long)(r->next > mono_s() ? r->next - mono_s() : 0),
-                r->last);
+        evbuffer_add_printf(out, "pair=%s unprotected: protecting again on "
+                            "%s, attempt %u, next in %lds (%s)\n", r->name,
+                            r->peer, r->attempts + 1,
+                            (long)(r->next > mono_s() ? r->next - mono_s()
+                                                      : 0), r->last);
         shown++;
     }
-    if (!shown)
-        fprintf(out, name ? "error: no pair for %s on this host\n"
-                          : "no pairs\n", name);
+    if (!shown) {
+        if (name)
+            evbuffer_add_printf(out, "error: no pair for %s on this host\n",
+                                name);
+        else
+            evbuffer_add_printf(out, "no pairs\n");
+    }
 }
 
-static void command(struct service *s, char *line, FILE *out)
+static void cmd_stop(struct service *s, const char *verb, const char *name,
+                     struct evbuffer *out)
+{
+    bool disable = !strcmp(verb, "disable");
+    struct slot *sl = find(s, name);
+    struct reprotect *r;
+    char why[300];
+    int rc;
+
+    if (!sl) {
+        sl = find_dialing(s, name);
+        r = reprotect_of(s, name, false);
+        if (sl && disable) {
+            evbuffer_add_printf(out, "ok: %s stays unprotected (%s was not "
+                                "reached yet)\n", name, sl->peer);
+            stop_dial(sl);
+        } else if (sl) {
+            evbuffer_add_printf(out, "error: %s is not protected yet: "
+                                "connecting to %s\n", name, sl->peer);
+        } else if (r && disable) {
+            r->active = false;
+            evbuffer_add_printf(out, "ok: %s stays unprotected\n", name);
+        } else {
+            evbuffer_add_printf(out, "error: %s is not protected from this "
+                                "host\n", name);
+        }
+        return;
+    }
+    rc = disable ? pair_disable(sl->pair, why, sizeof(why))
+                 : pair_failover(sl->pair, why, sizeof(why));
+    if (rc)
+        evbuffer_add_printf(out, "error: %s\n", why);
+    else
+        evbuffer_add_printf(out, "ok: %s %s (see ft-status)\n", name,
+                            disable ? "is being disabled"
+                                    : "is being handed over");
+}
+
+static void command(struct service *s, struct client *c, char *line,
+                    struct evbuffer *out)
 {
     char *w[4] = { NULL }, *save = NULL;
     int n = 0;
@@ -416,71 +584,153 @@ static void command(struct service *s, char *line, FILE *out)
     for (char *t = strtok_r(line, " \t\r\n", &save); t && n < 4;
          t = strtok_r(NULL, " \t\r\n", &save))
         w[n++] = t;
-    if (n == 3 && !strcmp(w[0], "enable")) {
-        cmd_enable(s, w[1], w[2], out);
-    } else if ((n == 1 || n == 2) && !strcmp(w[0], "status")) {
+    if (n == 3 && !strcmp(w[0], "enable"))
+        cmd_enable(s, c, w[1], w[2], out);
+    else if ((n == 1 || n == 2) && !strcmp(w[0], "status"))
         cmd_status(s, w[1], out);
-    } else if (n == 2 && (!strcmp(w[0], "disable") ||
-                          !strcmp(w[0], "failover"))) {
-        struct slot *sl = find(s, w[1]);
-        char why[300];
-        int rc;
-
-        if (!sl) {
-            struct reprotect *r = reprotect_of(s, w[1], false);
-
-            if (r && !strcmp(w[0], "disable")) {
-                r->active = false;
-                fprintf(out, "ok: %s stays unprotected\n", w[1]);
-                return;
-            }
-            fprintf(out, "error: %s is not protected from this host\n",
-                    w[1]);
-            return;
-        }
-        rc = !strcmp(w[0], "disable") ? pair_disable(sl->pair, why,
-                                                     sizeof(why))
-                                      : pair_failover(sl->pair, why,
-                                                      sizeof(why));
-        if (rc)
-            fprintf(out, "error: %s\n", why);
-        else
-            fprintf(out, "ok: %s %s (see ft-status)\n", w[1],
-                    !strcmp(w[0], "disable") ? "is being disabled"
-                                             : "is being handed over");
-    } else {
-        fprintf(out, "error: commands are 'enable NAME HOST[:PORT]', "
-                "'disable NAME', 'failover NAME', 'status [NAME]'\n");
-    }
+    else if (n == 2 && (!strcmp(w[0], "disable") ||
+                        !strcmp(w[0], "failover")))
+        cmd_stop(s, w[0], w[1], out);
+    else
+        evbuffer_add_printf(out, "error: commands are 'enable NAME "
+                            "HOST[:PORT]', 'disable NAME', 'failover NAME', "
+                            "'status [NAME]'\n");
 }
 
-/* One command per connection, answered at once (ftd is local). */
+static void client_free(struct client *c)
+{
+    if (c->waits)
+        c->waits->waiter = NULL;
+    bufferevent_free(c->bev);
+    if (c->deadline)
+        event_free(c->deadline);
+    memset(c, 0, sizeof(*c));
+}
+
+static void client_deadline(struct client *c)
+{
+    struct timeval tv = { CLIENT_MS / 1000, CLIENT_MS % 1000 * 1000 };
+
+    evtimer_add(c->deadline, &tv);
+}
+
+/* The answer is in the output: send it, within the deadline. */
+static void client_answer(struct client *c)
+{
+    bufferevent_disable(c->bev, EV_READ);
+    bufferevent_enable(c->bev, EV_WRITE);
+    client_deadline(c);
+}
+
+/* The client's line, or what it sent before it closed: run it. */
+static void client_line(struct client *c, char *line, size_t n)
+{
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+
+    evtimer_del(c->deadline);
+    bufferevent_disable(c->bev, EV_READ);
+    if (n >= CMD_MAX)
+        evbuffer_add_printf(out, "error: a command is one line of less "
+                            "than %d bytes\n", CMD_MAX);
+    else if (!line || !n || memchr(line, '\0', n))
+        evbuffer_add_printf(out, "error: no command\n");
+    else
+        command(c->svc, c, line, out);
+    if (!c->waits)
+        client_answer(c);
+}
+
+static void on_client_read(struct bufferevent *bev, void *arg)
+{
+    struct evbuffer *in = bufferevent_get_input(bev);
+    size_t n;
+    char *line = evbuffer_readln(in, &n, EVBUFFER_EOL_LF);
+
+    if (!line && evbuffer_get_length(in) < CMD_MAX)
+        return;                 /* more to come */
+    client_line(arg, line, line ? n : CMD_MAX);
+    free(line);
+}
+
+static void on_client_written(struct bufferevent *bev, void *arg)
+{
+    struct client *c = arg;
+
+    if (!evbuffer_get_length(bufferevent_get_output(bev)))
+        client_free(c);         /* answered */
+}
+
+static void on_client_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct client *c = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    size_t n = evbuffer_get_length(in);
+    char line[CMD_MAX];
+
+    /* A client that closed after a line without its newline. */
+    if ((what & BEV_EVENT_EOF) && (what & BEV_EVENT_READING) &&
+        !c->waits && n < CMD_MAX) {
+        evbuffer_remove(in, line, n);
+        line[n] = '\0';
+        client_line(c, line, n);
+        return;
+    }
+    client_free(c);
+}
+
+static void on_client_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    static const char late[] = "error: no command within 2 s\n";
+    struct client *c = arg;
+
+    (void)fd;
+    (void)what;
+    if (bufferevent_get_enabled(c->bev) & EV_READ)
+        send(bufferevent_getfd(c->bev), late, sizeof(late) - 1,
+             MSG_DONTWAIT | MSG_NOSIGNAL);
+    client_free(c);
+}
+
+/*
+ * One command per connection.  Nothing here waits on a client: each has
+ * CLIENT_MS to send its line and as long again to take the answer (an
+ * enable's answer comes when its dial ends, DIAL_MS at most).
+ */
 static void on_control(evutil_socket_t lfd, short what, void *arg)
 {
+    static const char busy[] = "error: ftd is busy: too many control "
+                               "clients at once; try again\n";
     struct service *s = arg;
-    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-    struct pollfd p = { .fd = fd, .events = POLLIN };
-    char line[512];
-    ssize_t n = 0;
-    FILE *out;
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    struct client *c = NULL;
 
     (void)what;
     if (fd < 0)
         return;
-    if (poll(&p, 1, 2000) == 1)
-        n = read(fd, line, sizeof(line) - 1);
-    out = fdopen(fd, "w");
-    if (!out) {
+    for (int i = 0; i < CLIENTS_MAX && !c; i++)
+        if (!s->clients[i].bev)
+            c = &s->clients[i];
+    if (!c) {
+        send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
         close(fd);
         return;
     }
-    if (n <= 0 || memchr(line, '\0', (size_t)n)) {
-        fprintf(out, "error: no command\n");
-    } else {
-        line[n] = '\0';
-        command(s, line, out);
+    c->svc = s;
+    c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    if (!c->bev)
+        close(fd);
+    else
+        c->deadline = evtimer_new(s->base, on_client_deadline, c);
+    if (!c->deadline) {
+        if (c->bev)
+            client_free(c);
+        note("control: cannot take a client: out of memory");
+        return;
     }
-    fclose(out);
+    bufferevent_setcb(c->bev, on_client_read, on_client_written,
+                      on_client_event, c);
+    bufferevent_enable(c->bev, EV_READ);
+    client_deadline(c);
 }
 
 /* Once a second: children that exited, pairs that ended a while ago. */
@@ -579,8 +829,13 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
          cfg->listen, s->ctl_path);
     event_base_dispatch(base);
 
-    for (int i = 0; i < PAIRS_MAX; i++)
+    for (int i = 0; i < CLIENTS_MAX; i++)
+        if (s->clients[i].bev)
+            client_free(&s->clients[i]);
+    for (int i = 0; i < PAIRS_MAX; i++) {
+        ftd_dial_cancel(s->slots[i].dial);
         pair_free(s->slots[i].pair);
+    }
     event_free(s->lev);
     event_free(s->cev);
     event_free(s->reap);
