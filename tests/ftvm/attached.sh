@@ -242,11 +242,14 @@ sock=$work/p.sock
 # magic FCTL, version 9, op STATUS, 8 bytes of zeros
 expect "another protocol version" "version 9" "$sock" raw \
     4643544c090001000000000000000000
+# version 1: a client from before HALT
+expect "the version before HALT" "version 1, this ftvm speaks version 2" \
+    "$sock" raw 4643544c010001000000000000000000
 expect "a short request" "request of 4 bytes" "$sock" raw 4643544c
 expect "an unknown operation" "unknown operation 77" "$sock" raw \
-    4643544c01004d000000000000000000
+    4643544c02004d000000000000000000
 expect "a request with no magic" "not an ftvm control" "$sock" raw \
-    00000000010001000000000000000000
+    00000000020001000000000000000000
 expect "unpause with no guest" "restore one first" "$sock" unpause
 expect "golive while not replaying" "not replaying" "$sock" golive
 expect "disable while not recording" "not recording" "$sock" disable
