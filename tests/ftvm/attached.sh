@@ -8,7 +8,8 @@
 # an orderly STOP only, never on HALT, a failure, a signal or a client
 # that went away; a secondary made by save/restore and fed ring to ring
 # ends where the primary ends, or goes live when the primary is killed;
-# bad requests are refused with a reason.
+# the disk is opened for durable writes; bad requests are refused with a
+# reason.
 set -u
 
 build=${1:?usage: attached.sh BUILD}
@@ -390,11 +391,33 @@ fi
 # 5b. The same with a disk shared by both: the write the primary held in
 # its gate when it died is done again by the secondary, whose guest reads
 # back what it wrote, round after round.
+# Both open the file for durable writes (O_DSYNC, octal 010000 in the
+# flags /proc shows): a completion the log carries is on the disk.
+dsync() {       # dsync PID FILE: the flags of PID's descriptor of FILE
+    for fd in /proc/$1/fd/*; do
+        if [ "$(readlink "$fd")" = "$(readlink -f "$2")" ]; then
+            flags=$(sed -n 's/^flags:[[:space:]]*//p' \
+                    "/proc/$1/fdinfo/${fd##*/}")
+            [ $((0$flags & 010000)) != 0 ] && echo "$flags"
+            return
+        fi
+    done
+}
 truncate -s 2M "$work/disk"
 if serve p --guest "$build/guests/disk.bin" --cmdline every=1 --paused \
        --disk "$work/disk" &&
    serve s --incoming --disk "$work/disk"; then
     ppid=$(pgrep -f "^$ftvm serve --control $work/p.sock" | head -1)
+    spid=$(pgrep -f "^$ftvm serve --control $work/s.sock" | head -1)
+    pflags=$(dsync "$ppid" "$work/disk")
+    sflags=$(dsync "$spid" "$work/disk")
+    if [ -n "$pflags" ] && [ -n "$sflags" ]; then
+        ok "the disk file is open with O_DSYNC on both sides (flags \
+$pflags, $sflags)"
+    else
+        bad "the disk file is not open with O_DSYNC (primary ${pflags:-no}, \
+secondary ${sflags:-no})"
+    fi
     if d0 pair "$work/p.sock" "$work/s.sock" --seconds 1 --kill "$ppid" \
            >"$work/d.out" 2>"$work/d.err"; then
         before=$(grep -c ' ok' "$work/s.con")
