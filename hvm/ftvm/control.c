@@ -6,8 +6,8 @@
  * out a domctl on a paused or descheduled vCPU, so no request ever sees
  * the guest halfway through an instruction.  While the vCPU waits inside
  * an instruction for the ring (full record ring, or a replayed input not
- * yet received), only STATUS, GOLIVE and STOP are served; the rest are
- * refused with EBUSY.
+ * yet received), only STATUS, GOLIVE, STOP and HALT are served; the rest
+ * are refused with EBUSY.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -130,6 +130,23 @@ static int attach(struct ftvm *vm, struct ftvm_ctl *c, uint32_t role)
     return 0;
 }
 
+/*
+ * This copy must not go on (ftd lost the claim, or fences it): nothing
+ * it holds may ever leave, and it produces nothing more, not even the
+ * end of its log.  An end says the primary stopped in order, and a
+ * secondary that replays to it stops there too; the secondary of a
+ * halted primary must instead take over from it, or already has.  A copy
+ * that had failed already keeps that failure as its exit status.
+ */
+static void halt(struct ftvm *vm)
+{
+    size_t bytes, n = ftvm_gate_discard(vm, &bytes);
+
+    ftvm_fail(vm, FTVM_EXIT_HALTED, "halted by the control client: %zu "
+              "held outputs (%zu bytes) thrown away, never sent", n, bytes);
+    vm->stop = true;
+}
+
 /* Carry out the request in c->req; the reply's error. */
 static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
 {
@@ -149,6 +166,9 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
             ftvm_gate_end(vm);
         vm->stop = true;
         return 0;
+    case FTVM_OP_HALT:
+        halt(vm);
+        return 0;
     case FTVM_OP_GOLIVE:
         if (vm->went_live)
             return 0;           /* the ring's flag got there first */
@@ -165,8 +185,8 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
     }
     if (!at_stop)
         return refuse(rep, -EBUSY, "the vCPU waits inside an instruction "
-                      "for the %s ring; only status, golive and stop are "
-                      "served now", vm->mode == FTVM_RECORD ? "record"
+                      "for the %s ring; only status, golive, stop and halt "
+                      "are served now", vm->mode == FTVM_RECORD ? "record"
                                                             : "replay");
     if (vm->status && c->req.op != FTVM_OP_SAVE)
         return refuse(rep, -EIO, "the guest has stopped for good: %s",

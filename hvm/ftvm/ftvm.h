@@ -18,6 +18,7 @@
 #include "ft_recorder.h"
 #include "ft_replayer.h"
 #include "ft_ring.h"
+#include "ftvm_ctl.h"
 #include "ftvm_devices.h"
 #include "xlft_gate.h"
 #include "xlft_logfile.h"
@@ -28,6 +29,7 @@
 #define FTVM_EXIT_USAGE     2
 #define FTVM_EXIT_DIVERGED  3
 #define FTVM_EXIT_BADLOG    4
+#define FTVM_EXIT_HALTED    FTVM_CTL_EXIT_HALTED    /* serve: HALT */
 
 #define FTVM_LOAD_ADDR      0x100000u
 #define FTVM_GDT_ADDR       0x500u      /* boot GDT, below the image */
@@ -148,6 +150,7 @@ struct ftvm {
     bool paused;
     bool ram_loaded;            /* a guest is loaded or restored */
     bool stop;                  /* STOP done: leave the serve loop */
+    bool mute;                  /* HALT or a signal: no output leaves */
     bool went_live;             /* a secondary that left replay */
     uint32_t speed_pct;         /* THROTTLE: percent of full speed */
     uint64_t rest_owed;         /* ns the throttled vCPU still owes */
@@ -232,6 +235,7 @@ void ftvm_output(struct ftvm *vm, enum ftvm_out kind, uint64_t id,
                  const void *data, size_t len);
 int ftvm_gate_start(struct ftvm *vm);
 void ftvm_gate_end(struct ftvm *vm);
+size_t ftvm_gate_discard(struct ftvm *vm, size_t *bytes);
 void ftvm_gate_pump(struct ftvm *vm);
 
 /* disk.c */

@@ -15,8 +15,11 @@
  * eventfd (ftvm signals dom0) and the "down" eventfd (dom0 signals ftvm).
  *
  * Versioning: FTVM_CTL_VERSION changes with any change to these
- * structures or their meaning.  A request of another version is answered
- * with error -EPROTONOSUPPORT and this side's version, nothing else.
+ * structures or their meaning, a new operation included.  A request of
+ * another version is answered with error -EPROTONOSUPPORT and this
+ * side's version, nothing else.  Version 2 added HALT: a client that
+ * needs it is refused by an ftvm without it at its first request, not
+ * when it comes to halt a copy.
  */
 #ifndef FTVM_CTL_H
 #define FTVM_CTL_H
@@ -24,7 +27,7 @@
 #include <stdint.h>
 
 #define FTVM_CTL_MAGIC      0x4c544346u     /* "FCTL" in memory order */
-#define FTVM_CTL_VERSION    1u
+#define FTVM_CTL_VERSION    2u
 
 enum ftvm_ctl_op {
     FTVM_OP_STATUS = 1,     /* the reply's status, nothing else */
@@ -38,8 +41,14 @@ enum ftvm_ctl_op {
     FTVM_OP_DISABLE,        /* recording: end the log here, run on */
     FTVM_OP_STOP,           /* end the log if recording; ftvm exits */
     FTVM_OP_THROTTLE,       /* run the vCPU at 'arg' percent of its speed */
-    FTVM_OP_MAX = FTVM_OP_THROTTLE,
+    FTVM_OP_HALT,           /* this copy must not go on: held outputs are
+                               thrown away, the log gets no end, ftvm
+                               exits with FTVM_CTL_EXIT_HALTED */
+    FTVM_OP_MAX = FTVM_OP_HALT,
 };
+
+/* ftvm's exit status after HALT (and status.exit_status in its reply). */
+#define FTVM_CTL_EXIT_HALTED    5
 
 /* STATUS: also compute the state hash (XXH3-64 of all guest state). */
 #define FTVM_CTL_F_HASH     (1u << 0)
@@ -56,7 +65,8 @@ struct ftvm_ctl_req {
 enum ftvm_ctl_state {
     FTVM_ST_PAUSED = 1,
     FTVM_ST_RUNNING,
-    FTVM_ST_FAILED,         /* stopped for good: see exit_status, why */
+    FTVM_ST_FAILED,         /* stopped for good (a fault, a failed
+                               replay, HALT): see exit_status, why */
 };
 
 enum ftvm_ctl_mode {
@@ -73,7 +83,7 @@ struct ftvm_ctl_status {
     uint64_t hash;          /* with FTVM_CTL_F_HASH, else 0 */
     uint32_t halted;        /* the vCPU waits in HLT */
     uint32_t speed_pct;     /* THROTTLE's setting, 100 when not slowed */
-    int32_t exit_status;    /* `ftvm run` exit status, FAILED only */
+    int32_t exit_status;    /* ftvm's exit status, FAILED only */
     char why[512];          /* FAILED: what stopped it, NUL-terminated */
 };
 

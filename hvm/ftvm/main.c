@@ -32,7 +32,8 @@ static const char usage[] =
     "recording stopped.  Prints insns=<count> and state-hash=<hex>.\n"
     "serve runs the guest under the control socket that ftd drives\n"
     "(hvm/ftvm/CONTROL.md) until told to stop.\n"
-    "Exit status: 0 done, 1 error, 2 usage, 3 divergence, 4 bad log.\n";
+    "Exit status: 0 done, 1 error, 2 usage, 3 divergence, 4 bad log,\n"
+    "5 halted (serve).\n";
 
 static struct ftvm *volatile running;
 

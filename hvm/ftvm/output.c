@@ -6,7 +6,8 @@
  * secondary holds the log record it was produced at (ack_seq in the
  * record ring's header): the output rule.  Otherwise outputs leave at
  * once.  Disk reads go through the gate too while writes wait in it, so
- * that a read never overtakes a write.
+ * that a read never overtakes a write.  Only DISABLE and an orderly STOP
+ * let out what the gate holds unacknowledged; after HALT nothing leaves.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +21,8 @@ static int emit(void *opaque, uint32_t kind, uint64_t id, const void *data,
     struct ftvm *vm = opaque;
 
     (void)id;
+    if (vm->mute)
+        return 0;               /* halted: this copy must not be heard */
     switch (kind) {
     case FTVM_OUT_CONSOLE:
         if (vm->console)
@@ -55,6 +58,22 @@ void ftvm_gate_end(struct ftvm *vm)
     xlft_gate_open(vm->gate);
     xlft_gate_free(vm->gate);
     vm->gate = NULL;
+}
+
+/*
+ * This copy must never be heard again (HALT, a signal): what the gate
+ * holds is thrown away, and whatever comes later goes nowhere.  The
+ * outputs thrown away, and their bytes in 'bytes'.
+ */
+size_t ftvm_gate_discard(struct ftvm *vm, size_t *bytes)
+{
+    size_t n = vm->gate ? xlft_gate_held(vm->gate) : 0;
+
+    *bytes = vm->gate ? xlft_gate_held_bytes(vm->gate) : 0;
+    vm->mute = true;
+    xlft_gate_free(vm->gate);
+    vm->gate = NULL;
+    return n;
 }
 
 /* Let out what the secondary now covers. */
@@ -94,7 +113,9 @@ static int hold_stalled(struct ftvm *vm, uint64_t seq, uint32_t kind,
             break;
         ftvm_gate_pump(vm);
         ftvm_ctl_service(vm, false);
-        rc = xlft_gate_hold(vm->gate, seq, kind, id, data, len);
+        /* A STOP or HALT served here took the gate away. */
+        rc = vm->gate ? xlft_gate_hold(vm->gate, seq, kind, id, data, len)
+                      : emit(vm, kind, id, data, len);
     }
     return rc;
 }

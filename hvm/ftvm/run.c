@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -317,9 +318,28 @@ static void at_horizon(struct ftvm *vm)
 }
 
 /*
- * `ftvm serve`: run the guest under the control socket until STOP (or a
- * signal).  The vCPU serves control requests between instructions; the
- * primary's host timer runs throughout (a replay ignores it).
+ * A signal to a recording primary: an end its client did not ask for,
+ * so it ends as a primary that fails does.  What the gate holds was
+ * never acknowledged and is not sent, and the log gets no end: the
+ * secondary takes over (doing again the disk requests and sending again
+ * the frames thrown away here) rather than stopping as after an orderly
+ * end.  Nothing waits on a client that may be gone.
+ */
+static void end_unasked(struct ftvm *vm)
+{
+    size_t bytes, n = ftvm_gate_discard(vm, &bytes);
+
+    if (n)
+        fprintf(stderr, "ftvm: stopped by a signal while recording: %zu "
+                "held outputs (%zu bytes) thrown away, never sent\n", n,
+                bytes);
+}
+
+/*
+ * `ftvm serve`: run the guest under the control socket until STOP or
+ * HALT (or a signal).  The vCPU serves control requests between
+ * instructions; the primary's host timer runs throughout (a replay
+ * ignores it).
  */
 int ftvm_serve(struct ftvm *vm)
 {
@@ -339,21 +359,8 @@ int ftvm_serve(struct ftvm *vm)
         if (vm->stop)
             break;
         if (__atomic_load_n(&vm->stop_requested, __ATOMIC_RELAXED)) {
-            /* A signal is a STOP: a recording keeps its final records. */
-            if (vm->mode == FTVM_RECORD && !vm->status) {
-                struct ft_log_rec r = { .kind = FT_K_PROGRESS,
-                                        .pt = ftvm_point(vm) };
-
-                __atomic_store_n(&vm->stop_requested, 0, __ATOMIC_RELAXED);
-                if (!ftvm_ft_append(vm, &r)) {
-                    r.kind = FT_K_SYNC;
-                    r.u.sync.hash = ftvm_state_hash(vm);
-                    ftvm_ft_append(vm, &r);
-                }
-                ftvm_notify(vm);
-                if (!vm->status)
-                    ftvm_gate_end(vm);
-            }
+            if (vm->mode == FTVM_RECORD)
+                end_unasked(vm);
             break;
         }
         if (vm->paused || vm->status) {

@@ -4,9 +4,12 @@
 # attached.sh BUILD - `ftvm serve` driven through its control socket by
 # ftvm-dom0, a stand-in for ftd: a log recorded through the shared ring
 # replays standalone to the same state; a vCPU stalled on a full ring
-# answers status and loses nothing; a secondary made by save/restore and
-# fed ring to ring ends where the primary ends, or goes live when the
-# primary is killed; bad requests are refused with a reason.
+# answers status and loses nothing; outputs nobody acknowledged leave on
+# an orderly STOP only, never on HALT, a failure, a signal or a client
+# that went away; a secondary made by save/restore and fed ring to ring
+# ends where the primary ends, or goes live when the primary is killed;
+# the disk is opened for durable writes; bad requests are refused with a
+# reason.
 set -u
 
 build=${1:?usage: attached.sh BUILD}
@@ -95,6 +98,189 @@ else
     bad "output rule: $(cat "$work/d.err" "$work/p.err")"
 fi
 
+# What ftvm-dom0 printed: the size of the watched file before the end,
+# and how many held outputs HALT (or a signal) threw away.
+watched() { sed -n 's/^before the end: \([0-9]*\) bytes.*/\1/p' "$1"; }
+thrown() { sed -n 's/.*: \([0-9]*\) held outputs .*thrown away.*/\1/p' "$1" |
+           head -1; }
+size() { wc -c <"$1"; }
+
+# 2c. HALT: a primary whose records nobody acknowledged ends unheard.
+if serve p --guest "$cpu" --cmdline seed=4 --paused &&
+   d0 "$work/p.sock" record "$work/log2c" --seconds 1 --no-ack --halt \
+       --watch "$work/p.con" >"$work/d.out" 2>"$work/d.err"; then
+    rc=$(ended p)
+    before=$(watched "$work/d.out")
+    n=$(thrown "$work/d.out")
+    if [ "$rc" = 5 ] && [ -n "$before" ] &&
+       [ "$(size "$work/p.con")" = "$before" ] && [ "${n:-0}" -gt 0 ]; then
+        ok "halt: $n unacknowledged outputs thrown away, the console \
+stays at $before bytes, exit status 5"
+    else
+        bad "halt: exit $rc, console $before then $(size "$work/p.con") \
+bytes, $n thrown away: $(cat "$work/d.out" "$work/p.err")"
+    fi
+else
+    bad "halt: $(cat "$work/d.err" "$work/p.err")"
+    d0 "$work/p.sock" stop >/dev/null 2>&1
+    ended p >/dev/null
+fi
+
+# 2d. STOP keeps its orderly meaning: what the gate held leaves.
+if serve p --guest "$cpu" --cmdline seed=4 --paused &&
+   d0 "$work/p.sock" record "$work/log2d" --seconds 1 --no-ack \
+       --watch "$work/p.con" >"$work/d.out" 2>"$work/d.err" &&
+   [ "$(ended p)" = 0 ]; then
+    before=$(watched "$work/d.out")
+    if [ -n "$before" ] && [ "$(size "$work/p.con")" -gt "$before" ]; then
+        ok "stop: the unacknowledged console output leaves ($before, then \
+$(size "$work/p.con") bytes)"
+    else
+        bad "stop: console $before then $(size "$work/p.con") bytes"
+    fi
+else
+    bad "stop: $(cat "$work/d.err" "$work/p.err")"
+fi
+
+# 2e. A disk shared with a secondary: the write nobody acknowledged never
+# reaches it after HALT; after STOP it does.
+truncate -s 2M "$work/zero"
+for end in halt stop; do
+    rm -f "$work/disk2e"
+    truncate -s 2M "$work/disk2e"
+    flag=
+    [ $end = halt ] && flag=--halt
+    if serve p --guest "$build/guests/disk.bin" --cmdline every=1 --paused \
+           --disk "$work/disk2e" &&
+       d0 "$work/p.sock" record "$work/log2e" --seconds 1 --no-ack $flag \
+           >"$work/d.out" 2>"$work/d.err"; then
+        rc=$(ended p)
+        if [ $end = halt ] && [ "$rc" = 5 ] &&
+           cmp -s "$work/disk2e" "$work/zero"; then
+            ok "halt with a disk: the held write never reaches the file \
+($(thrown "$work/d.out") outputs thrown away)"
+        elif [ $end = stop ] && [ "$rc" = 0 ] &&
+             ! cmp -s "$work/disk2e" "$work/zero"; then
+            ok "stop with a disk: the held write reaches the file"
+        else
+            bad "$end with a disk: exit $rc, the file \
+$(cmp -s "$work/disk2e" "$work/zero" && echo untouched || echo written)"
+        fi
+    else
+        bad "$end with a disk: $(cat "$work/d.err" "$work/p.err")"
+        d0 "$work/p.sock" stop >/dev/null 2>&1
+        ended p >/dev/null
+    fi
+done
+
+# 2f. The client goes away while nothing is acknowledged: the guest
+# records on, nothing leaves; the next client halts it.
+if serve p --guest "$cpu" --cmdline seed=4 --paused &&
+   d0 "$work/p.sock" record "$work/log2f" --seconds 1 --no-ack --leave \
+       --watch "$work/p.con" >"$work/d.out" 2>"$work/d.err"; then
+    before=$(watched "$work/d.out")
+    rseq() {
+        d0 "$work/p.sock" status |
+            sed -n 's/.*mode=record .* seq=\([0-9]*\) .*/\1/p'
+    }
+    seq0=$(rseq)
+    seq=
+    # Until the guest has recorded more with no client (bounded: 10 s).
+    i=0
+    while [ -n "$seq0" ] && [ $i -lt 200 ]; do
+        seq=$(rseq)
+        [ -n "$seq" ] && [ "$seq" -gt "$seq0" ] && break
+        i=$((i + 1))
+        sleep 0.05
+    done
+    d0 "$work/p.sock" halt >"$work/x" 2>&1
+    rc=$(ended p)
+    if [ "$rc" = 5 ] && [ -n "$before" ] && [ -n "$seq" ] &&
+       [ "$seq" -gt "$seq0" ] && [ "$(size "$work/p.con")" = "$before" ]
+    then
+        ok "the client went away: records $seq0 to $seq, nothing left; \
+the next client halted it ($(thrown "$work/x") held outputs thrown away)"
+    else
+        bad "client gone: exit $rc, records ${seq0:-?} to ${seq:-?}, console \
+$before then $(size "$work/p.con") bytes: $(cat "$work/x" "$work/p.err")"
+    fi
+else
+    bad "client gone: $(cat "$work/d.err" "$work/p.err")"
+fi
+d0 "$work/p.sock" stop >/dev/null 2>&1
+ended p >/dev/null
+
+# 2g. A signal while recording ends the primary as a failure would:
+# nothing held is sent.
+if serve p --guest "$cpu" --cmdline seed=4 --paused &&
+   d0 "$work/p.sock" record "$work/log2g" --seconds 1 --no-ack --leave \
+       --watch "$work/p.con" >"$work/d.out" 2>"$work/d.err"; then
+    before=$(watched "$work/d.out")
+    pid=$(pgrep -f "^$ftvm serve --control $work/p.sock" | head -1)
+    kill -TERM "$pid"
+    rc=$(ended p)
+    if [ "$rc" = 0 ] && [ -n "$before" ] &&
+       [ "$(size "$work/p.con")" = "$before" ] &&
+       [ "$(thrown "$work/p.err")" -gt 0 ] 2>/dev/null; then
+        ok "a signal while recording: nothing held is sent \
+($(cat "$work/p.err"))"
+    else
+        bad "signal: exit $rc, console $before then $(size "$work/p.con") \
+bytes: $(cat "$work/p.err")"
+    fi
+else
+    bad "signal: $(cat "$work/d.err" "$work/p.err")"
+fi
+d0 "$work/p.sock" stop >/dev/null 2>&1
+ended p >/dev/null
+
+# 2h. A primary that failed keeps what it held, even when told to stop.
+if serve p --guest "$cpu" --cmdline seed=4 --paused &&
+   d0 "$work/p.sock" record "$work/log2h" --seconds 1 --bad-ack \
+       --watch "$work/p.con" >"$work/d.out" 2>"$work/d.err"; then
+    rc=$(ended p)
+    before=$(watched "$work/d.out")
+    if [ "$rc" = 1 ] && [ -n "$before" ] &&
+       [ "$(size "$work/p.con")" = "$before" ] &&
+       grep -q "^failed: state=failed" "$work/d.out"; then
+        ok "a failed primary told to stop sends nothing it held \
+($(sed -n 's/^why=//p' "$work/d.out" | head -1))"
+    else
+        bad "failed primary: exit $rc, console $before then \
+$(size "$work/p.con") bytes: $(cat "$work/d.out")"
+    fi
+else
+    bad "failed primary: $(cat "$work/d.err" "$work/p.err")"
+    d0 "$work/p.sock" stop >/dev/null 2>&1
+    ended p >/dev/null
+fi
+
+# 2i. HALT is served while the vCPU waits inside an instruction for a
+# full ring.
+if serve p --guest "$idle" --timer-hz 20000 --paused &&
+   d0 "$work/p.sock" record "$work/log2i" --seconds 1 --ring 131072 --hold \
+       --halt >"$work/d.out" 2>"$work/d.err" && [ "$(ended p)" = 5 ] &&
+   grep -q "^halt while stalled: state=failed mode=record" "$work/d.out"
+then
+    ok "halt served on a full ring, the vCPU inside an instruction"
+else
+    bad "halt while stalled: $(cat "$work/d.out" "$work/d.err" \
+"$work/p.err")"
+    d0 "$work/p.sock" stop >/dev/null 2>&1
+    ended p >/dev/null
+fi
+
+# 2j. HALT of a guest that neither records nor replays.
+if serve p --guest "$idle" --timer-hz 100 &&
+   d0 "$work/p.sock" halt >"$work/x" 2>&1 && [ "$(ended p)" = 5 ] &&
+   grep -q "^state=failed mode=live .* exit=5" "$work/x"; then
+    ok "halt of a guest running free: exit status 5"
+else
+    bad "halt, free: $(cat "$work/x" "$work/p.err")"
+    d0 "$work/p.sock" stop >/dev/null 2>&1
+    ended p >/dev/null
+fi
+
 # 3. DISABLE ends the log where it is; the guest runs on unrecorded.
 if serve p --guest "$cpu" --cmdline seed=6 --paused &&
    d0 "$work/p.sock" record "$work/log3" --seconds 1 --disable \
@@ -168,6 +354,22 @@ d0 "$work/s.sock" stop >/dev/null 2>&1
 ended p >/dev/null
 ended s >/dev/null
 
+# 4c. HALT of a replaying secondary: it exits 5, the primary is stopped.
+if serve p --guest "$cpu" --cmdline seed=7 --paused && serve s --incoming &&
+   d0 pair "$work/p.sock" "$work/s.sock" --seconds 1 --halt-secondary \
+       >"$work/d.out" 2>"$work/d.err" && [ "$(ended s)" = 5 ] &&
+   grep -q "^secondary halted: state=failed mode=replay .* exit=5" \
+       "$work/d.out"; then
+    ok "halt of a replaying secondary: exit status 5 \
+($(grep moved= "$work/d.out"))"
+else
+    bad "halt, replay: $(cat "$work/d.out" "$work/d.err" "$work/s.err")"
+    d0 "$work/s.sock" stop >/dev/null 2>&1
+fi
+d0 "$work/p.sock" stop >/dev/null 2>&1
+ended p >/dev/null
+ended s >/dev/null
+
 # 5. The primary is killed: the secondary replays what it got, goes live.
 if serve p --guest "$cpu" --cmdline seed=8 --paused &&
    serve s --incoming; then
@@ -189,11 +391,33 @@ fi
 # 5b. The same with a disk shared by both: the write the primary held in
 # its gate when it died is done again by the secondary, whose guest reads
 # back what it wrote, round after round.
+# Both open the file for durable writes (O_DSYNC, octal 010000 in the
+# flags /proc shows): a completion the log carries is on the disk.
+dsync() {       # dsync PID FILE: the flags of PID's descriptor of FILE
+    for fd in /proc/$1/fd/*; do
+        if [ "$(readlink "$fd")" = "$(readlink -f "$2")" ]; then
+            flags=$(sed -n 's/^flags:[[:space:]]*//p' \
+                    "/proc/$1/fdinfo/${fd##*/}")
+            [ $((0$flags & 010000)) != 0 ] && echo "$flags"
+            return
+        fi
+    done
+}
 truncate -s 2M "$work/disk"
 if serve p --guest "$build/guests/disk.bin" --cmdline every=1 --paused \
        --disk "$work/disk" &&
    serve s --incoming --disk "$work/disk"; then
     ppid=$(pgrep -f "^$ftvm serve --control $work/p.sock" | head -1)
+    spid=$(pgrep -f "^$ftvm serve --control $work/s.sock" | head -1)
+    pflags=$(dsync "$ppid" "$work/disk")
+    sflags=$(dsync "$spid" "$work/disk")
+    if [ -n "$pflags" ] && [ -n "$sflags" ]; then
+        ok "the disk file is open with O_DSYNC on both sides (flags \
+$pflags, $sflags)"
+    else
+        bad "the disk file is not open with O_DSYNC (primary ${pflags:-no}, \
+secondary ${sflags:-no})"
+    fi
     if d0 pair "$work/p.sock" "$work/s.sock" --seconds 1 --kill "$ppid" \
            >"$work/d.out" 2>"$work/d.err"; then
         before=$(grep -c ' ok' "$work/s.con")
@@ -242,11 +466,14 @@ sock=$work/p.sock
 # magic FCTL, version 9, op STATUS, 8 bytes of zeros
 expect "another protocol version" "version 9" "$sock" raw \
     4643544c090001000000000000000000
+# version 1: a client from before HALT
+expect "the version before HALT" "version 1, this ftvm speaks version 2" \
+    "$sock" raw 4643544c010001000000000000000000
 expect "a short request" "request of 4 bytes" "$sock" raw 4643544c
 expect "an unknown operation" "unknown operation 77" "$sock" raw \
-    4643544c01004d000000000000000000
+    4643544c02004d000000000000000000
 expect "a request with no magic" "not an ftvm control" "$sock" raw \
-    00000000010001000000000000000000
+    00000000020001000000000000000000
 expect "unpause with no guest" "restore one first" "$sock" unpause
 expect "golive while not replaying" "not replaying" "$sock" golive
 expect "disable while not recording" "not recording" "$sock" disable

@@ -5,11 +5,14 @@
  * ftd does, without a network in between.
  *
  *   ftvm-dom0 SOCK status [--hash] | pause | unpause | golive | disable
- *                  | stop | save FILE | restore FILE | throttle PCT | raw HEX
+ *                  | stop | halt | save FILE | restore FILE | throttle PCT
+ *                  | raw HEX
  *   ftvm-dom0 SOCK busy
  *   ftvm-dom0 SOCK record LOG --seconds S [--ring BYTES] [--hold]
- *                  [--disable] [--gate-check CONSOLE]
- *   ftvm-dom0 pair PSOCK SSOCK --seconds S [--ring BYTES] [--kill PID]
+ *                  [--disable | --halt | --leave] [--gate-check CONSOLE]
+ *                  [--no-ack | --bad-ack] [--watch FILE]
+ *   ftvm-dom0 pair PSOCK SSOCK --seconds S [--ring BYTES]
+ *                  [--kill PID | --halt-secondary]
  *
  * busy: a second client is refused while one is connected.
  * record: recording from here into a stored log for S seconds, then STOP
@@ -19,9 +22,16 @@
  *   that it fills once they come.
  *   --hold leaves the ring undrained until the vCPU stalls on it, then
  *   checks that the stalled ftvm answers STATUS and refuses PAUSE.
+ *   --halt ends with HALT instead of STOP (with --hold, sent while the
+ *   vCPU is stalled); --leave ends by going away, the recording running.
+ *   --no-ack never acknowledges; --bad-ack acknowledges nothing, then at
+ *   the end a record beyond those recorded, and waits for ftvm to fail.
+ *   --watch prints the size of FILE just before the end; the end's reply
+ *   is printed as "end: STATUS".
  * pair: PSOCK's guest is copied into SSOCK's (SAVE into RESTORE), then
  *   recorded there and replayed here for S seconds; then the primary is
- *   stopped (or, with --kill, killed and the secondary told to go live).
+ *   stopped (or, with --kill, killed and the secondary told to go live;
+ *   or, with --halt-secondary, the replaying secondary halted).
  * Exit status 0, or 1 with a message naming what failed.
  */
 #define _GNU_SOURCE
@@ -168,6 +178,34 @@ static uint32_t pump_log(struct xlft_ring *r, struct xlft_logw *w)
     }
 }
 
+/*
+ * A broken client: it acknowledges a record ftvm never wrote.  Returns
+ * once ftvm has refused to believe it (its guest stopped for good).
+ */
+static void break_ack(struct xlft_ftvm *c, struct xlft_ring *r,
+                      struct xlft_logw *w)
+{
+    uint64_t limit = now_ms() + 20000;
+    struct ftvm_ctl_rep rep;
+
+    pump_log(r, w);
+    ft_ring_set_ack(&r->ring, xlft_logw_seq(w) + 1000000);
+    if (xlft_ring_notify(r))
+        die("cannot notify ftvm");
+    for (;;) {
+        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        if (rep.st.state == FTVM_ST_FAILED)
+            break;
+        if (now_ms() > limit)
+            die("ftvm took an acknowledgement beyond its records for 20 s");
+        pump_log(r, w);
+        wait_any(&r->up_fd, 1, 50);
+        drain_fd(r->up_fd);
+    }
+    printf("failed: ");
+    print_status(&rep.st);
+}
+
 static int record(const char *sock, int argc, char **argv)
 {
     struct xlft_ftvm *c = connect_to(sock);
@@ -175,9 +213,9 @@ static int record(const char *sock, int argc, char **argv)
     struct ftvm_ctl_rep rep;
     struct xlft_logw *w;
     struct xlft_ring r;
-    bool hold = false, stopping = false;
+    bool hold = false, stopping = false, leave = false, bad_ack = false;
     uint16_t end_op = FTVM_OP_STOP;
-    const char *console = NULL;
+    const char *console = NULL, *watch = NULL;
     char msg[300];
 
     if (argc < 1)
@@ -191,11 +229,24 @@ static int record(const char *sock, int argc, char **argv)
             hold = true;
         else if (!strcmp(argv[i], "--disable"))
             end_op = FTVM_OP_DISABLE;
+        else if (!strcmp(argv[i], "--halt"))
+            end_op = FTVM_OP_HALT;
+        else if (!strcmp(argv[i], "--leave"))
+            leave = true;
+        else if (!strcmp(argv[i], "--no-ack"))
+            acking = false;
+        else if (!strcmp(argv[i], "--bad-ack"))
+            acking = false, bad_ack = true;
         else if (!strcmp(argv[i], "--gate-check") && i + 1 < argc)
             console = argv[++i];
+        else if (!strcmp(argv[i], "--watch") && i + 1 < argc)
+            watch = argv[++i];
         else
             die("record: unknown argument %s", argv[i]);
     }
+    if (console && !acking)
+        die("record: --gate-check acknowledges in the end: not with "
+            "--no-ack or --bad-ack");
     if (!seconds || seconds > 600)
         die("record: --seconds from 1 to 600");
     if (xlft_logw_open(&w, argv[0], msg, sizeof(msg)))
@@ -219,6 +270,12 @@ static int record(const char *sock, int argc, char **argv)
             -EBUSY)
             die("a stalled vCPU accepted PAUSE (error %d)", rep.error);
         printf("pause while stalled: %s\n", rep.msg);
+        if (end_op == FTVM_OP_HALT) {
+            call(c, FTVM_OP_HALT, 0, -1, &rep, NULL);
+            printf("halt while stalled: ");
+            print_status(&rep.st);
+            goto out;
+        }
     }
 
     if (console) {
@@ -262,6 +319,13 @@ static int record(const char *sock, int argc, char **argv)
 
         pump_log(&r, w);
         if (!stopping && now_ms() >= deadline) {
+            if (bad_ack)
+                break_ack(c, &r, w);
+            if (watch)
+                printf("before the end: %ld bytes in %s\n",
+                       file_size(watch), watch);
+            if (leave)
+                goto out;
             if (xlft_ftvm_send(c, end_op, 0, 0, -1))
                 die("%s: cannot send", xlft_ftvm_op_name(end_op));
             stopping = true;
@@ -272,6 +336,8 @@ static int record(const char *sock, int argc, char **argv)
             if (poll(&p, 1, 0) > 0) {
                 if (xlft_ftvm_recv(c, &rep, NULL))
                     die("%s: %s", xlft_ftvm_op_name(end_op), rep.msg);
+                printf("end: ");
+                print_status(&rep.st);
                 break;
             }
         }
@@ -280,6 +346,7 @@ static int record(const char *sock, int argc, char **argv)
         drain_fd(r.up_fd);
     }
     pump_log(&r, w);
+out:
     printf("recorded=%" PRIu64 "\n", xlft_logw_seq(w));
     if (xlft_logw_close(w, msg, sizeof(msg)))
         die("%s", msg);
@@ -364,7 +431,7 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
     static struct mover m;
     struct ftvm_ctl_status st;
     pid_t victim = 0;
-    bool stopping = false;
+    bool stopping = false, halt_secondary = false;
     int pipefd[2];
 
     for (int i = 0; i < argc; i++) {
@@ -374,6 +441,8 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
             ring = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--kill") && i + 1 < argc)
             victim = (pid_t)strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--halt-secondary"))
+            halt_secondary = true;
         else
             die("pair: unknown argument %s", argv[i]);
     }
@@ -406,7 +475,7 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
 
         move(&m);
         if (!stopping && now_ms() >= deadline) {
-            if (victim)
+            if (victim || halt_secondary)
                 break;
             if (xlft_ftvm_send(p, FTVM_OP_STOP, 0, 0, -1))
                 die("stop: cannot send");
@@ -429,6 +498,13 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
         drain_fd(sr.up_fd);
     }
 
+    if (halt_secondary) {
+        /* The primary records on, its ring undrained: the test ends it. */
+        call(s, FTVM_OP_HALT, 0, -1, &rep, NULL);
+        printf("moved=%" PRIu64 "\nsecondary halted: ", m.moved);
+        print_status(&rep.st);
+        goto out;
+    }
     if (victim) {
         /* The primary's host dies: what it had not sent is lost. */
         if (kill(victim, SIGKILL))
@@ -476,6 +552,7 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
         printf("secondary live: ");
         print_status(&st);
     }
+out:
     xlft_ring_unmap(&pr);
     xlft_ring_unmap(&sr);
     xlft_ftvm_close(p);
@@ -511,7 +588,7 @@ static int command(struct xlft_ftvm *c, int argc, char **argv)
     static const struct { const char *name; uint16_t op; } simple[] = {
         { "pause", FTVM_OP_PAUSE }, { "unpause", FTVM_OP_UNPAUSE },
         { "golive", FTVM_OP_GOLIVE }, { "disable", FTVM_OP_DISABLE },
-        { "stop", FTVM_OP_STOP },
+        { "stop", FTVM_OP_STOP }, { "halt", FTVM_OP_HALT },
     };
     struct ftvm_ctl_rep rep;
 

@@ -2,7 +2,9 @@
 /*
  * fuzz_ctl.c - libFuzzer target: ftvm's check of control requests.  The
  * first byte says how many descriptors came with the request; a request
- * it accepts must be exactly one, with a known operation and version.
+ * it accepts must be exactly one, with a known operation and version,
+ * and the descriptors that operation takes (one for SAVE and RESTORE,
+ * none for the others, HALT among them).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     memcpy(&req, data + 1, sizeof(req));
     if (req.magic != FTVM_CTL_MAGIC || req.version != FTVM_CTL_VERSION ||
-        req.op < FTVM_OP_STATUS || req.op > FTVM_OP_MAX)
+        req.op < FTVM_OP_STATUS || req.op > FTVM_OP_MAX ||
+        nfds != (req.op == FTVM_OP_SAVE || req.op == FTVM_OP_RESTORE))
         abort();
     return 0;
 }

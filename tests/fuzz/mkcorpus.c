@@ -958,6 +958,10 @@ static void write_ctl_seeds(void)
     memcpy(buf + 1, &req, sizeof(req));
     write_file("fuzz_ctl", "newer_version", buf, sizeof(buf));
     write_file("fuzz_ctl", "short", buf, 5);
+    /* A client from before HALT (version 2). */
+    req.version = FTVM_CTL_VERSION - 1;
+    memcpy(buf + 1, &req, sizeof(req));
+    write_file("fuzz_ctl", "older_version", buf, sizeof(buf));
 }
 
 int main(int argc, char **argv)

@@ -28,6 +28,7 @@ static const uint16_t ftvm_op[] = {
     [GUEST_RECORD] = FTVM_OP_RECORD, [GUEST_REPLAY] = FTVM_OP_REPLAY,
     [GUEST_GOLIVE] = FTVM_OP_GOLIVE, [GUEST_DISABLE] = FTVM_OP_DISABLE,
     [GUEST_STOP] = FTVM_OP_STOP, [GUEST_THROTTLE] = FTVM_OP_THROTTLE,
+    [GUEST_HALT] = FTVM_OP_HALT,
 };
 
 static int ftvm_open(struct guest **gp, const char *spec, const char *peer,
@@ -79,6 +80,11 @@ static int ftvm_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
     struct ftvm_ctl_rep rep;
     int fds[3], rc;
 
+    if ((size_t)op >= sizeof(ftvm_op) / sizeof(ftvm_op[0]) || !ftvm_op[op]) {
+        snprintf(why, len, "guest %s: operation %d has no ftvm control "
+                 "operation", g->sock, (int)op);
+        return -EOPNOTSUPP;
+    }
     rc = xlft_ftvm_call(g->vm, ftvm_op[op], arg, 0, fd, &rep, fds);
     if (rc) {
         snprintf(why, len, "guest %s refused %s: %s", g->sock,

@@ -225,7 +225,7 @@ const char *xlft_ftvm_op_name(uint16_t op)
         [FTVM_OP_RESTORE] = "restore", [FTVM_OP_RECORD] = "record",
         [FTVM_OP_REPLAY] = "replay", [FTVM_OP_GOLIVE] = "golive",
         [FTVM_OP_DISABLE] = "disable", [FTVM_OP_STOP] = "stop",
-        [FTVM_OP_THROTTLE] = "throttle",
+        [FTVM_OP_THROTTLE] = "throttle", [FTVM_OP_HALT] = "halt",
     };
 
     return op <= FTVM_OP_MAX && names[op] ? names[op] : "unknown";
