@@ -107,8 +107,9 @@ static void arbitrated(struct pair *p, int rc, const char *holder,
     if (rc == 0) {
         pair_settle(p, GUEST_HALT);
         p->st = S_HALTED;
-        pair_end(p, 0, "halted, held outputs dropped: %s went on with "
-                 "generation %" PRIu64, holder, p->gen);
+        pair_end(p, 0, "halted: %s went on with "
+                 "generation %" PRIu64 "; held outputs dropped", holder,
+                 p->gen);
         return;
     }
     if (p->cfg.role == PAIR_PRIMARY) {
