@@ -42,6 +42,10 @@ ftvm = $ftvm
 mem = 16
 
 [guest vm3]
+
+# smaller than A's vm4: every copy of it fails on B
+[guest vm4]
+mem = 16
 EOF
 done
 
@@ -141,6 +145,26 @@ if xa ft-enable vm3 10.79.0.2 >"$work/x" &&
 else
     bad "protecting vm3: $(cat "$work/x")"
 fi
+
+# 2c. A copy that fails on B (a guest larger than B's section allows):
+# B stops the guest it started for it, so the next copy is not refused
+# for a leftover; A's guest runs on.
+ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
+    --control "$work/runA/vm4.sock" --guest "$build/guests/idle.bin" \
+    --mem 32 --console none >/dev/null 2>&1 &
+until_true 200 "$dom0" "$work/runA/vm4.sock" status
+failures() { grep -c "vm4.*32 MiB guest, this one has 16" "$work/ftdB.err"; }
+if xa ft-enable vm4 10.79.0.2 >"$work/x" &&
+   until_true 400 sh -c "[ \$(grep -c 'vm4.*32 MiB guest' \
+       '$work/ftdB.err') -ge 2 ]" &&
+   ! grep -q "a guest vm4 already runs here" "$work/ftdB.err" &&
+   "$dom0" "$work/runA/vm4.sock" status | grep -q "state=running"; then
+    ok "a failed copy is stopped on B: the next one is tried afresh \
+($(failures) failed, none refused for a leftover)"
+else
+    bad "failed copies: $(grep vm4 "$work/ftdB.err" | tail -n 6)"
+fi
+xa ft-disable vm4 >/dev/null 2>&1
 
 # 3. Refusals.
 xa ft-disable vm3 >/dev/null 2>&1

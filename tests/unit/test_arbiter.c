@@ -135,7 +135,12 @@ static void claim_all(const char *rspec, const char *pair, const char *me,
     if (xlft_arbiter_open(&a, rspec, pair, err, sizeof(err)))
         _exit(2);
     for (int g = 0; g < RACE_GENS; g++) {
-        int rc = xlft_arbiter_claim(a, (uint64_t)g, me, holder,
+        int rc = -EAGAIN;
+
+        /* A claim being settled by the other is asked again, as ftd
+         * does; each round is a few requests to the arbiter. */
+        for (int t = 0; t < 200 && rc == -EAGAIN; t++)
+            rc = xlft_arbiter_claim(a, (uint64_t)g, me, holder,
                                     sizeof(holder), err, sizeof(err));
 
         if (rc < 0) {

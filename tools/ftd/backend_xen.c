@@ -81,7 +81,8 @@ static void xen_close(struct guest *g)
 
     if (!g)
         return;
-    if (g->ft_on)
+    /* A halted domain's log is not ended: nothing of it may go out. */
+    if (g->ft_on && !g->halted)
         xlft_xen_ft_disable(g->x, g->domid, why, sizeof(why));
     xlft_xen_evtchn_unbind(g->x, &g->ev);
     if (g->have_ring)

@@ -33,6 +33,8 @@
 
 #define TICK_MS     10
 #define RETRY_MS    100                 /* arbiter unreachable: again */
+/* A copy paused this long is given up, not a pause of a few seconds. */
+#define STUCK_MS    10000u
 
 static const char *const state_names[] = {
     "handshake", "sync", "protected", "arbitrating", "going-live", "live",
@@ -116,7 +118,11 @@ static void fate(struct pair *p, enum state was)
     }
     if (!p->vm)
         return;
-    if (p->cfg.role == PAIR_SECONDARY) {
+    if (p->cfg.role == PAIR_SECONDARY && was == S_GOING_LIVE) {
+        /* Its claim won, for good: the other copy halts. */
+        if (!pair_settle(p, GUEST_GOLIVE))
+            pair_say(p, "it won its claim: the copy goes live");
+    } else if (p->cfg.role == PAIR_SECONDARY) {
         pair_settle(p, GUEST_HALT);
     } else if (!p->have_ring) {
         if (p->paused_here && !pair_settle(p, GUEST_UNPAUSE))
@@ -134,9 +140,11 @@ static void fate(struct pair *p, enum state was)
 
 void pair_finish(struct pair *p)
 {
-    if (!p->ended || !p->vm)
+    if (!p->ended)
         return;
     fate(p, p->end_st);
+    if (!p->vm)
+        return;
     /* The guest is free for its next client (ftvm takes one at a time). */
     p->have_ring = false;
     p->be->close(p->vm);
@@ -171,7 +179,7 @@ void pair_end(struct pair *p, int err, const char *fmt, ...)
             xlft_chan_send(p->chan, &m);
         xlft_chan_close(p->chan);
     }
-    if (p->vm && p->be->status)
+    if (p->vm && p->be->status && !p->job->running)
         p->be->status(p->vm, err ? "error" : state_names[p->st],
                       err ? why : NULL);
     if (p->tick)
@@ -278,8 +286,9 @@ static void peer_ended(struct pair *p)
         claim_arbitrate(p);
         return;
     }
-    /* The primary holds the generation: this copy is not needed. */
-    if (p->vm)
+    /* The primary holds the generation: this copy is not needed (a
+     * restore under way: halted once it is done, pair_finish). */
+    if (p->vm && !p->job->running)
         pair_settle(p, GUEST_HALT);
     pair_end(p, 0, "the primary ended the pair");
 }
@@ -310,6 +319,22 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
      * behind them: its silence is no death.  It listens again once its
      * replay has caught up, and could not go live sooner anyway.
      */
+    if (p->paused_in && p->have_ring) {
+        uint64_t seq = ft_ring_cons_seq(p->ring);
+
+        if (seq != p->stuck_seq || !p->stuck_ns) {
+            p->stuck_seq = seq;
+            p->stuck_ns = now;
+        } else if (now - p->stuck_ns > STUCK_MS * 1000000ull) {
+            /* A copy that does not replay is of no use: the primary's
+             * claim will win. */
+            pair_end(p, -ETIMEDOUT, "the copy replayed nothing for %u ms "
+                     "with the log buffer full", STUCK_MS);
+            return;
+        }
+    } else {
+        p->stuck_ns = 0;
+    }
     if (!p->paused_in && xlft_hb_peer(&p->hb, now) == XLFT_PEER_LOST) {
         if (p->peer_shutdown)
             peer_ended(p);      /* its close was lost on the way */

@@ -105,7 +105,11 @@ static void arbitrated(struct pair *p, int rc, const char *holder,
         return;                 /* the tick asks again */
     }
     if (rc == 0) {
-        pair_settle(p, GUEST_HALT);
+        if (pair_settle(p, GUEST_HALT)) {
+            pair_end(p, -EIO, "lost generation %" PRIu64 " to %s, and the "
+                     "guest did not halt", p->gen, holder);
+            return;
+        }
         p->st = S_HALTED;
         pair_end(p, 0, "halted: %s went on with "
                  "generation %" PRIu64 "; held outputs dropped", holder,
@@ -121,6 +125,12 @@ static void arbitrated(struct pair *p, int rc, const char *holder,
         }
         if (p->lag_warned)
             pair_throttle(p, 100);
+        /* A switchover it was paused for will not happen now. */
+        if (p->switching && pair_settle(p, GUEST_UNPAUSE)) {
+            pair_end(p, -EIO, "won generation %" PRIu64 " but the guest "
+                     "stays paused", p->gen);
+            return;
+        }
         p->st = S_LIVE;
         pair_end(p, 0, "secondary lost: running unprotected");
     } else {

@@ -110,12 +110,14 @@ struct pair {
     uint32_t batch_len, batch_nrec;
     uint64_t sent;              /* last record sent */
     uint64_t acked;
+    bool peer_replays;          /* the secondary has restored its copy */
 
     /* Secondary. */
     uint8_t *fifo;              /* records held, not yet in the ring */
     size_t fifo_cap, fifo_head, fifo_len;
     uint64_t held;              /* last record held */
     bool paused_in;
+    uint64_t stuck_seq, stuck_ns;   /* replay progress while paused_in */
 };
 
 /* pair.c */

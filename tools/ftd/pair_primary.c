@@ -90,7 +90,7 @@ void primary_up(struct pair *p)
     p->gen = (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
     p->sync_fd = memfd_create("ftd-sync", MFD_CLOEXEC);
     if (p->sync_fd < 0 || write(p->sync_fd, hdr, SYNC_HDR) != SYNC_HDR) {
-        pair_end(p, -errno, "cannot keep the state: %s", strerror(errno));
+        pair_end(p, -EIO, "cannot keep the state: %s", strerror(errno));
         return;
     }
     if (!pair_guest(p, GUEST_PAUSE, 0))
@@ -172,6 +172,8 @@ void primary_on_ack(struct pair *p, const struct xlft_ack *a)
         hand_over(p);
         return;
     }
+    if (a->replayed)
+        p->peer_replays = true;
     xlft_lag_replayed(&p->lag, a->replayed, pair_now_ns());
     /* Acted on when crossing the limit, not at every ACK. */
     if (xlft_lag_over(&p->lag, p->cfg.lag_limit_us) != p->lag_warned) {
@@ -202,11 +204,16 @@ static void disable_claimed(struct pair *p, int rc, const char *holder,
     if (p->ended)
         return;
     p->disabling = false;
-    if (rc <= 0) {
-        pair_say(p, "not disabled: %s", rc ? err : "the generation is "
-                 "held by the secondary");
-        if (rc == 0)
-            pair_say(p, "%s holds generation %" PRIu64, holder, p->gen);
+    if (rc < 0) {
+        pair_say(p, "not disabled: %s", err);
+        return;
+    }
+    if (rc == 0) {
+        /* The secondary goes live on it: this copy must not go on. */
+        pair_settle(p, GUEST_HALT);
+        p->st = S_HALTED;
+        pair_end(p, 0, "halted: %s holds generation %" PRIu64 " (not "
+                 "disabled); held outputs dropped", holder, p->gen);
         return;
     }
     /* The log ends here; the guest runs on, unprotected, at speed. */
@@ -280,6 +287,11 @@ int pair_failover(struct pair *p, char *why, size_t len)
         p->disabling || p->switching) {
         snprintf(why, len, "%s is not a protected primary here", p->name);
         return -EINVAL;
+    }
+    if (!p->peer_replays) {
+        snprintf(why, len, "%s: the secondary is still restoring its copy; "
+                 "try again in a moment", p->name);
+        return -EAGAIN;
     }
     /* No more records nor outputs; hand over once all is acknowledged. */
     rc = p->be->call(p->vm, GUEST_PAUSE, 0, -1, why, len);

@@ -252,6 +252,12 @@ static int etcd_claim(void *priv, uint64_t gen, const char *me,
         settle = false;
         if (put || !kv.found)
             continue;           /* made, to be read back; or lapsed: anew */
+        if (strcmp(kv.value, me) && kv.lease) {
+            /* Its claimant may die before settling it: not a loss yet. */
+            snprintf(err, errlen, "etcd key %s: %s's claim is not settled "
+                     "yet", key, kv.value);
+            return -EAGAIN;
+        }
         if (strcmp(kv.value, me)) {
             snprintf(holder, holderlen, "%s", kv.value);
             return 0;
