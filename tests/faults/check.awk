@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# check.awk - judges one nemesis schedule from what the client saw and
+# captured, and the nemesis's own record of its faults; never from ftd.
+#   awk -f check.awk HISTORY...     exit 0: no violation, 1: violations
+#
+# Input lines (faultclient.c, nemesis.sh), T in monotonic seconds:
+#   inv T ID PUT|GET|READ KEY [VALUE]   ok T ID REPLY   fail T ID REPLY
+#   unk T ID   rx T HOST REPLY   heal T   unprotected T ...
+# Each key is written once, with the value KEY.TAG; READ is a final read,
+# made after the last fault healed.  Rules (README, "The nemesis suite"):
+#   lost         a write acknowledged (the client's answer, or an OK seen
+#                on either host's link) that the final read does not
+#                return with its value
+#   unexplained  a reply no history of the surviving copy explains: an
+#                OK or a value for a key not yet written, a value not the
+#                key's, a value the final read does not return, NONE for
+#                a key acknowledged before the read was sent, or a
+#                refused write (ERROR disk) that the survivor holds
+#   double live  one request answered from both hosts, and the host that
+#                answered first answering a request sent after the other
+#                host's answer (both copies ran on past that instant), or
+#                final reads answered from both hosts
+#   stuck        no final read answered within 5 s of the last fault
+#                healing, a key whose final read never got an answer, or
+#                the guest not protected again within 30 s
+# Every violation is printed with its key, time and host; then "figure
+# NAME N" lines for the suite's totals.
+
+function bad(kind, msg) {
+    printf "VIOLATION %s: %s\n", kind, msg
+    nbad[kind]++
+    total++
+}
+
+# The reply's key: "OK k", "NONE k", "VAL k.tag"; "" for other replies.
+function key_of(r, a) {
+    if (r ~ /^(OK|NONE) /)
+        return substr(r, index(r, " ") + 1)
+    if (r ~ /^VAL /) {
+        split(substr(r, 5), a, ".")
+        return a[1]
+    }
+    return ""
+}
+
+# The request a reply at time t answers: the latest one on its key sent
+# by then (PUT for OK, a read otherwise); "" if none, "?" if another read
+# of that key was sent in the 5 s before it (ambiguous).
+function instance(r, k, t, best, bt, prev, i, isput) {
+    isput = r ~ /^OK /
+    best = ""
+    bt = -1
+    prev = -1
+    for (i = 1; i <= nreq[k]; i++) {
+        if (rt[k, i] > t || (rop[k, i] == "PUT") != isput)
+            continue
+        if (rt[k, i] > bt) {
+            prev = bt
+            bt = rt[k, i]
+            best = rid[k, i]
+        } else if (rt[k, i] > prev) {
+            prev = rt[k, i]
+        }
+    }
+    if (best != "" && !isput && prev >= 0 && bt - prev < 5)
+        return "?"
+    return best
+}
+
+function rest(from, s, i) {
+    s = $from
+    for (i = from + 1; i <= NF; i++)
+        s = s " " $i
+    return s
+}
+
+$1 == "inv" {
+    op[$3] = $4
+    key[$3] = $5
+    sent[$3] = $2
+    nreq[$5]++
+    rt[$5, nreq[$5]] = $2
+    rop[$5, nreq[$5]] = $4
+    rid[$5, nreq[$5]] = $3
+    if ($4 == "PUT") {
+        val[$5] = $6
+        put_t[$5] = $2
+    }
+    if ($4 == "READ" && first_read == "")
+        first_read = $2
+    next
+}
+$1 == "ok" || $1 == "fail" {
+    r = rest(4)
+    k = key[$3]
+    if (op[$3] == "PUT" && $1 == "ok" && !(k in acked)) {
+        acked[k] = $2
+        acked_by[k] = "the client"
+    }
+    if (op[$3] == "PUT" && $1 == "fail")
+        refused[k] = r
+    if (op[$3] == "READ") {
+        final[k] = r
+        if (first_answer == "")
+            first_answer = $2
+    }
+    next
+}
+$1 == "rx" {
+    n++
+    xt[n] = $2
+    xh[n] = $3
+    xr[n] = rest(4)
+    k = key_of(xr[n])
+    if (xr[n] ~ /^OK / && (!(k in acked) || $2 < acked[k])) {
+        acked[k] = $2
+        acked_by[k] = "host " $3
+    }
+    next
+}
+$1 == "heal" { last_heal = $2; next }
+$1 == "unprotected" {
+    bad("stuck", sprintf("t=%s: the guest was not protected again within "\
+        "30 s of the fault healing (%s)", $2, rest(3)))
+    next
+}
+
+END {
+    for (k in val) {
+        if (k in acked && !(k in final))
+            bad("stuck", sprintf("key %s: acknowledged at t=%s by %s, its "\
+                "final read got no answer", k, acked[k], acked_by[k]))
+        else if (k in acked && final[k] != "VAL " val[k])
+            bad("lost", sprintf("key %s: acknowledged at t=%s by %s, the "\
+                "final read says '%s'", k, acked[k], acked_by[k], final[k]))
+        if (k in refused && final[k] == "VAL " val[k])
+            bad("unexplained", sprintf("key %s: its write was refused "\
+                "('%s') yet the survivor holds it", k, refused[k]))
+    }
+    if (first_read != "" && last_heal != "" &&
+        (first_answer == "" || first_answer - last_heal > 5))
+        bad("stuck", sprintf("t=%s: no copy answered within 5 s of the "\
+            "last fault healing (first answer: %s)", last_heal,
+            first_answer == "" ? "none" : "t=" first_answer))
+
+    for (i = 1; i <= n; i++) {
+        r = xr[i]
+        k = key_of(r)
+        if (k == "")
+            continue
+        id = instance(r, k, xt[i])
+        where = sprintf("key %s, t=%s, host %s", k, xt[i], xh[i])
+        if (r ~ /^OK / && id == "") {
+            bad("unexplained", where ": OK for a key not written")
+            continue
+        }
+        if (r ~ /^VAL / && (!(k in val) || "VAL " val[k] != r ||
+                            put_t[k] > xt[i])) {
+            bad("unexplained", where ": '" r "', a value never written")
+            continue
+        }
+        if (r ~ /^VAL / && (k in final) && final[k] != r) {
+            bad("unexplained", where ": '" r "', a value the surviving "\
+                "copy does not hold (final read: '" final[k] "')")
+            continue
+        }
+        if (r ~ /^NONE / && id != "" && id != "?" && (k in acked) &&
+            acked[k] < sent[id] && op[id] != "READ") {
+            bad("unexplained", where ": NONE, yet acknowledged at t=" \
+                acked[k] " by " acked_by[k] ", before the read was sent")
+            continue
+        }
+        if (id == "" || id == "?")
+            continue
+        # One request, answers from both hosts.
+        if ((id, "h") in ans && ans[id, "h"] != xh[i] && !(id in dup)) {
+            dup[id] = 1
+            nd++
+            dup_id[nd] = id
+            dup_first[nd] = ans[id, "h"]
+            dup_t[nd] = xt[i]
+            dup_k[nd] = k
+            if (ans[id, "r"] != r)
+                bad("doublelive", where ": '" r "', while host " \
+                    ans[id, "h"] " answered the same request '" \
+                    ans[id, "r"] "'")
+        } else if (!((id, "h") in ans)) {
+            ans[id, "h"] = xh[i]
+            ans[id, "r"] = r
+        }
+        if (op[id] == "READ")
+            read_hosts[xh[i]] = 1
+        for (j = 1; j <= nd; j++)
+            if (xh[i] == dup_first[j] && sent[id] > dup_t[j] &&
+                !(j in ran_on)) {
+                ran_on[j] = 1
+                bad("doublelive", sprintf("key %s, t=%s: both hosts "\
+                    "answered request %s; host %s, which answered first, "\
+                    "answers key %s at t=%s (host %s), sent after the "\
+                    "other host's answer", dup_k[j], dup_t[j], dup_id[j],
+                    dup_first[j], k, xt[i], xh[i]))
+            }
+    }
+    if (("A" in read_hosts) && ("B" in read_hosts))
+        bad("doublelive", "final reads answered from both hosts A and B")
+
+    printf "checked: %d requests, %d replies captured, %d keys written, "\
+        "%d acknowledged, %d read back\n", length(op), n, length(val),
+        length(acked), length(final)
+    printf "figure lost %d\nfigure unexplained %d\nfigure doublelive %d\n"\
+        "figure stuck %d\n", nbad["lost"], nbad["unexplained"],
+        nbad["doublelive"], (nbad["stuck"] > 0)
+    exit (total > 0)
+}
