@@ -22,8 +22,10 @@
 #                host's answer (both copies ran on past that instant), or
 #                final reads answered from both hosts
 #   stuck        no final read answered within 5 s of the last fault
-#                healing, a key whose final read never got an answer, or
-#                the guest not protected again within 30 s
+#                healing, a key whose final read never got an answer, the
+#                guest not protected again within 30 s, or protected
+#                again only after the nemesis acted as the operator
+#                (destroyed a copy left stopped, or ran ft-enable)
 # Every violation is printed with its key, time and host; then "figure
 # NAME N" lines for the suite's totals.
 
@@ -120,6 +122,11 @@ $1 == "rx" {
     next
 }
 $1 == "heal" { last_heal = $2; next }
+$1 == "operator" {
+    bad("stuck", sprintf("t=%s, host %s: protection came back only by "\
+        "the operator's hand: %s", $2, $3, rest(4)))
+    next
+}
 $1 == "unprotected" {
     bad("stuck", sprintf("t=%s: the guest was not protected again within "\
         "30 s of the fault healing (%s)", $2, rest(3)))

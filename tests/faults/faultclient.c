@@ -47,7 +47,7 @@
 #define REPLY_MS    300
 #define KEYS_MAX    450         /* the guest holds 512 */
 #define TAPS_MAX    4
-#define OP_GAP_MS   20
+#define OP_GAP_MS   40
 
 struct tap {
     int fd;
@@ -93,13 +93,13 @@ static int open_tap(const char *spec)
     memcpy(ifname, spec, (size_t)(eq - spec));
     ifname[eq - spec] = '\0';
     snprintf(t->host, sizeof(t->host), "%s", eq + 1);
-    sll.sll_protocol = htons(ETH_P_IP);
+    sll.sll_protocol = htons(ETH_P_ALL);
     sll.sll_ifindex = (int)if_nametoindex(ifname);
     if (!sll.sll_ifindex) {
         fprintf(stderr, "faultclient: no interface %s\n", ifname);
         return -ENODEV;
     }
-    t->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_IP));
+    t->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
     if (t->fd < 0 || bind(t->fd, (struct sockaddr *)&sll, sizeof(sll))) {
         fprintf(stderr, "faultclient: capture on %s: %s\n", ifname,
                 strerror(errno));
@@ -121,7 +121,9 @@ static void tap_frame(const struct tap *t)
     uint32_t ihl, src;
     size_t len, plen;
 
-    if (n < 14 + 20 + 8 || from.sll_pkttype == PACKET_OUTGOING)
+    /* ETH_P_ALL: a bridge port hands IP frames to no other tap. */
+    if (n < 14 + 20 + 8 || from.sll_pkttype == PACKET_OUTGOING ||
+        f[12] != 0x08 || f[13] != 0x00)
         return;
     ihl = (ip[0] & 15u) * 4;
     memcpy(&src, ip + 12, 4);
@@ -335,6 +337,7 @@ static int cmd_read(int argc, char **argv)
         free(got);
         return 1;
     }
+    next_id = 1000000;          /* apart from the workload's ids */
     end = now_s() + secs;
     while (done < nkeys && now_s() < end) {
         for (int i = 0; i < nkeys && now_s() < end; i++) {

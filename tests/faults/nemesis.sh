@@ -200,9 +200,11 @@ ftds_up() {
     done
 }
 
-# Until kv is protected again (30 s); a copy gone live that nobody
-# protects is protected again by the operator's ft-enable, as ftd(8)
-# leaves that to the operator.
+# Until kv is protected again (30 s).  After 6 s the operator steps in,
+# as ftd(8) would have one do: a copy that no pair holds and that is not
+# running live is destroyed, and a live copy nobody protects is given
+# ft-enable.  Each such step is logged ("operator"), and the checker
+# counts it against liveness: ftd alone should have protected it.
 reprotected() {
     t0=$(now)
     n=0
@@ -210,6 +212,23 @@ reprotected() {
         h=$(protected_on) && { log "protected $(now) $h"; return 0; }
         if [ $n = 30 ]; then
             for h in A B; do
+                st=$("$dom0" "$work/run$h/kv.sock" status 2>/dev/null)
+                log "status $(now) $h guest: ${st:-none}; ftd:" \
+                    "$(xl $h ft-status kv 2>&1 | tr '\n' ';')"
+                if [ -n "$st" ] &&
+                   ! echo "$st" | grep -q "state=running mode=live" &&
+                   ! xl $h ft-status kv 2>/dev/null | grep -v ended |
+                       grep -q "pair=kv"; then
+                    # A copy stopped for good, that no pair holds: the
+                    # operator destroys it, as xl destroy would.
+                    log "operator $(now) $h destroy: $st"
+                    for p in $(pids $h ftvm); do
+                        tr '\0' ' ' </proc/$p/cmdline |
+                            grep -q -- "--control $work/run$h/kv.sock" &&
+                            kill -KILL $p
+                    done
+                    operator=$((operator + 1))
+                fi
                 if "$dom0" "$work/run$h/kv.sock" status 2>/dev/null |
                        grep -q "mode=live" &&
                    ! xl $h ft-status kv 2>/dev/null |
@@ -389,6 +408,7 @@ schedule() {
           down; return 2; }
     plan "$s" >"$work/plan"
     sed 's/^/  fault: /' "$work/plan"
+    left=$(wc -l <"$work/plan")
     while read -r kind h d gap; do
         case $h in
         secondary) h=$(role_host secondary)
@@ -399,13 +419,19 @@ schedule() {
         fault "$kind" "$h" "$d"
         ftds_up
         log "heal $(now)"
+        left=$((left - 1))
+        [ $left = 0 ] && break
         reprotected || break
         hold "$gap"
     done <"$work/plan"
+    # The final reads start as the last fault heals (the 5 s rule), then
+    # the 30 s for protection again.
     touch "$work/stop"
     wait $client
+    log "heal $(now)"
     ip netns exec $C timeout -k 5 60 "$fc" read 10.78.0.2 20 \
         "$work/history" lanA=A lanB=B >"$work/final" 2>>"$work/client.err"
+    [ $left = 0 ] && reprotected
     cat "$work/history" "$work/final" "$work/nemesis" >"$work/all"
     awk -f "$here/check.awk" "$work/all" >"$work/verdict"
     rc=$?
@@ -440,7 +466,7 @@ failed=0 ran=0 broken=0
 i=0
 while [ $i -lt "$schedules" ]; do
     s=$((seed0 + i))
-    t0=$(now)
+    started=$(now)
     schedule $s
     case $? in
     0) ;;
@@ -448,7 +474,7 @@ while [ $i -lt "$schedules" ]; do
     *) failed=$((failed + 1)) ;;
     esac
     ran=$((ran + 1))
-    echo "  schedule seed $s took $(awk -v a="$t0" -v b="$(now)" \
+    echo "  schedule seed $s took $(awk -v a="$started" -v b="$(now)" \
         'BEGIN { printf "%.1f", b - a }') s"
     i=$((i + 1))
 done
