@@ -21,6 +21,11 @@
 #                answered first answering a request sent after the other
 #                host's answer (both copies ran on past that instant), or
 #                final reads answered from both hosts
+#   failover     a failover (a host answering requests sent after the
+#                other's last answer) while only faults that call for
+#                none were on: a busy ftd, a paused or starved ftvm, the
+#                client's link or the arbiter cut, etcd restarted, the
+#                disk full, ftd paused or the FT link cut for < 250 ms
 #   stuck        no final read answered within 5 s of the last fault
 #                healing, a key whose final read never got an answer, the
 #                guest not protected again within 30 s, or protected
@@ -68,6 +73,30 @@ function instance(r, k, t, best, bt, prev, i, isput) {
     if (best != "" && !isput && prev >= 0 && bt - prev < 5)
         return "?"
     return best
+}
+
+# A failover at t is called for only by a fault that takes a copy away
+# for longer than the heartbeat timeout (300 ms): a host killed or cut
+# off, ftd stopped, paused or cut off for 250 ms or more.  One during
+# other faults alone (a busy ftd, a paused or starved ftvm, the client's
+# link, the disk, etcd) fails over a healthy guest.
+function failover(t, from, to, k, j, why, hard, n) {
+    hard = 0
+    n = 0
+    why = ""
+    for (j = 1; j <= nf; j++) {
+        if (t < ft[j] || t > ft[j] + fd[j] + 1)
+            continue
+        n++
+        why = why " " fk[j] " " fd[j] "s"
+        if (fk[j] ~ /^(kill|term-ftd|isolate)$/ ||
+            (fk[j] ~ /^(pause-ftd|cut-ft-out|cut-ft-both)$/ && fd[j] >= 0.25))
+            hard = 1
+    }
+    if (n && !hard)
+        bad("failover", sprintf("key %s, t=%s: host %s took over from "\
+            "host %s during%s, which calls for no failover", k, t, to,
+            from, why))
 }
 
 function rest(from, s, i) {
@@ -122,6 +151,13 @@ $1 == "rx" {
     next
 }
 $1 == "heal" { last_heal = $2; next }
+$1 == "fault" {
+    nf++
+    ft[nf] = $2
+    fk[nf] = $3
+    fd[nf] = $5
+    next
+}
 $1 == "operator" {
     bad("stuck", sprintf("t=%s, host %s: protection came back only by "\
         "the operator's hand: %s", $2, $3, rest(4)))
@@ -198,6 +234,15 @@ END {
         }
         if (op[id] == "READ")
             read_hosts[xh[i]] = 1
+        # A failover: a host answers a request sent after the last answer
+        # of the host that answered so far.
+        if (cur == "")
+            cur = xh[i]
+        if (xh[i] != cur && sent[id] > last_t[cur]) {
+            failover(xt[i], cur, xh[i], k)
+            cur = xh[i]
+        }
+        last_t[xh[i]] = xt[i]
         for (j = 1; j <= nd; j++)
             if (xh[i] == dup_first[j] && sent[id] > dup_t[j] &&
                 !(j in ran_on)) {
@@ -216,7 +261,8 @@ END {
         "%d acknowledged, %d read back\n", length(op), n, length(val),
         length(acked), length(final)
     printf "figure lost %d\nfigure unexplained %d\nfigure doublelive %d\n"\
-        "figure stuck %d\n", nbad["lost"], nbad["unexplained"],
-        nbad["doublelive"], (nbad["stuck"] > 0)
+        "figure stuck %d\nfigure failover %d\n", nbad["lost"],
+        nbad["unexplained"], nbad["doublelive"], (nbad["stuck"] > 0),
+        nbad["failover"]
     exit (total > 0)
 }

@@ -40,7 +40,7 @@ xlft=$build/bin/xl-ft
 dom0=$build/tests/ftvm-dom0
 fc=$build/tests/faultclient
 FAULTS_PER_SCHEDULE=${FAULTS_PER_SCHEDULE:-3}
-BUDGET=120              # seconds: every process of a schedule ends by then
+BUDGET=200              # seconds: every process of a schedule ends by then
 keep=$build/faults      # the files of failed schedules
 
 case "$schedules$seed0" in
@@ -303,6 +303,13 @@ fault() {
         hold "$d"
         nft_heal $h
         ;;
+    isolate)
+        # Cut from the peer and from etcd at once: the loser of the
+        # arbitration must not win it later, its claim lapsed or not.
+        nft_drop $h "" "oifname { ft, arb } drop;" "iifname { ft, arb } drop;"
+        hold "$d"
+        nft_heal $h
+        ;;
     etcd-restart)
         ip netns pids $E | xargs -r kill -KILL
         hold "$d"
@@ -361,6 +368,8 @@ plan() {
             kind[++k] = "cut-arbiter"
         if (arb == "etcd")
             kind[++k] = "etcd-restart"
+        if (arb == "etcd")
+            kind[++k] = "isolate"
         for (i = 0; i < n; i++) {
             f = kind[1 + int(rand() * k)]
             h = rand() < 0.5 ? "A" : "B"
@@ -378,11 +387,12 @@ schedule() {
     s=$1
     [ $((s % 2)) = 0 ] && arbiter=file || arbiter=etcd
     echo "--- schedule seed $s: arbiter $arbiter$( [ $arbiter = file ] &&
-        echo ' (cut-arbiter and etcd-restart do not apply: file: is a'\
-             'directory both hosts see)')"
+        echo ' (cut-arbiter, isolate and etcd-restart do not apply:'\
+             'file: is a directory both hosts see)')"
     etcd_ready=0
     kinds=""
     operator=0
+    t_start=$(now)
     up || { echo "nemesis: cannot make the namespaces"; down; return 2; }
     : >"$work/nemesis"
     [ $arbiter = etcd ] && etcd_start
@@ -410,6 +420,12 @@ schedule() {
     sed 's/^/  fault: /' "$work/plan"
     left=$(wc -l <"$work/plan")
     while read -r kind h d gap; do
+        if [ "$(awk -v a="$t_start" -v b="$(now)" \
+                'BEGIN { print (b - a > 100) }')" = 1 ]; then
+            log "budget $(now) faults left: $left"
+            echo "  (time budget spent: $left faults not run)"
+            break
+        fi
         case $h in
         secondary) h=$(role_host secondary)
                    [ $h = none ] && h=$(other "$(role_host primary)") ;;
@@ -439,7 +455,7 @@ schedule() {
     for k in $kinds; do
         eval "nk_$(echo $k | tr - _)=\$((\${nk_$(echo $k | tr - _):-0} + 1))"
     done
-    for f in lost unexplained doublelive stuck; do
+    for f in lost unexplained doublelive stuck failover; do
         v=$(awk -v f=$f '$1 == "figure" && $2 == f { print $3 }' \
             "$work/verdict")
         eval "tot_$f=\$((tot_$f + ${v:-0}))"
@@ -462,21 +478,22 @@ trap 'down' EXIT
 trap 'exit 1' INT TERM
 echo "nemesis: $schedules schedules from seed $seed0 (SEED=$seed0)"
 tot_lost=0 tot_unexplained=0 tot_doublelive=0 tot_stuck=0 tot_operator=0
+tot_failover=0
 failed=0 ran=0 broken=0
-i=0
-while [ $i -lt "$schedules" ]; do
-    s=$((seed0 + i))
+run=0
+while [ $run -lt "$schedules" ]; do
+    sd=$((seed0 + run))
     started=$(now)
-    schedule $s
+    schedule $sd
     case $? in
     0) ;;
     2) broken=$((broken + 1)) ;;
     *) failed=$((failed + 1)) ;;
     esac
     ran=$((ran + 1))
-    echo "  schedule seed $s took $(awk -v a="$started" -v b="$(now)" \
+    echo "  schedule seed $sd took $(awk -v a="$started" -v b="$(now)" \
         'BEGIN { printf "%.1f", b - a }') s"
-    i=$((i + 1))
+    run=$((run + 1))
 done
 
 mkdir -p "$build/bench"
@@ -485,17 +502,20 @@ mkdir -p "$build/bench"
     echo "nemesis_failed_runs $failed"
     echo "nemesis_broken_runs $broken"
     for k in kill pause_ftd pause_ftvm cut_ft_out cut_ft_both cut_client \
-             term_ftd disk_full starve busy_ftd cut_arbiter etcd_restart; do
+             term_ftd disk_full starve busy_ftd cut_arbiter etcd_restart \
+             isolate; do
         eval echo "nemesis_faults_$k \${nk_$k:-0}"
     done
     echo "nemesis_lost_writes $tot_lost"
     echo "nemesis_unexplained_replies $tot_unexplained"
     echo "nemesis_double_live $tot_doublelive"
     echo "nemesis_stuck_runs $tot_stuck"
+    echo "nemesis_healthy_failovers $tot_failover"
     echo "nemesis_operator_reprotects $tot_operator"
 } >"$build/bench/faults.kv"
 sh "$here/../bench/kv-to-json.sh" "$build/bench"
 echo "nemesis: $ran schedules from seed $seed0: $failed failed," \
      "$broken could not run; lost writes $tot_lost, unexplained replies" \
-     "$tot_unexplained, double-live $tot_doublelive, stuck $tot_stuck"
+     "$tot_unexplained, double-live $tot_doublelive, stuck $tot_stuck," \
+     "failovers of a healthy guest $tot_failover"
 [ $failed = 0 ] && [ $broken = 0 ]
