@@ -230,8 +230,8 @@ check-ftd: all deps-demo $(BUILD)/tests/ftvm-dom0
 
 # The nemesis suite (tests/faults): the kvstore guest protected on two
 # hosts under random faults, each schedule judged from the client's
-# history and captures.  SEED=S SCHEDULES=1 runs schedule S again (root;
-# 77: skipped).
+# history and captures.  SEED=S SCHEDULES=1 runs schedule S again
+# (KINDS=a,b: faults of those kinds only; root; 77: skipped).
 SCHEDULES ?= 10
 SEED ?= $(shell od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 .PHONY: check-faults soak-faults
@@ -241,7 +241,8 @@ $(BUILD)/tests/faultclient: tests/faults/faultclient.c
 check-faults: all deps-check $(BUILD)/tests/faultclient \
               $(BUILD)/tests/ftvm-dom0
 	sh tests/faults/selftest.sh
-	sh tests/faults/nemesis.sh $(BUILD) $(SCHEDULES) $(SEED); rc=$$?; \
+	KINDS=$(KINDS) sh tests/faults/nemesis.sh $(BUILD) $(SCHEDULES) $(SEED); \
+		rc=$$?; \
 		[ $$rc = 0 ] || [ $$rc = 77 ]
 soak-faults: SCHEDULES = 200
 soak-faults: check-faults

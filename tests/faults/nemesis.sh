@@ -8,6 +8,8 @@
 # Schedule i runs with seed SEED+i: the seed alone decides the arbiter
 # (even: file:, odd: etcd:), the faults, their targets and durations and
 # the client's requests, so SEED=S SCHEDULES=1 runs schedule S again.
+# KINDS=kill,isolate,... draws the faults from those kinds only (also
+# part of what reruns a schedule); FAULTS_PER_SCHEDULE (3) how many.
 #
 # Namespaces, made per schedule and removed with everything in them:
 #   A, B   the hosts: ftd as a service, the guest's ftvm, a bridge br0
@@ -360,7 +362,8 @@ fault() {
 # gap", from the seed only.  Targets that depend on roles (starve: the
 # secondary) are named by role and found when the fault starts.
 plan() {
-    awk -v seed="$1" -v arb="$arbiter" -v n="$FAULTS_PER_SCHEDULE" 'BEGIN {
+    awk -v seed="$1" -v arb="$arbiter" -v n="$FAULTS_PER_SCHEDULE" \
+        -v only="${KINDS:-}" 'BEGIN {
         srand(seed)
         k = split("kill pause-ftd pause-ftvm cut-ft-out cut-ft-both " \
                   "cut-client term-ftd disk-full starve busy-ftd", kind)
@@ -370,6 +373,20 @@ plan() {
             kind[++k] = "etcd-restart"
         if (arb == "etcd")
             kind[++k] = "isolate"
+        if (only != "") {
+            m = 0
+            for (i = 1; i <= k; i++)
+                if (index("," only ",", "," kind[i] ","))
+                    keep[++m] = kind[i]
+            for (i = 1; i <= m; i++)
+                kind[i] = keep[i]
+            k = m
+        }
+        if (!k) {
+            print "nemesis: KINDS=" only ": no such fault here" \
+                > "/dev/stderr"
+            exit 1
+        }
         for (i = 0; i < n; i++) {
             f = kind[1 + int(rand() * k)]
             h = rand() < 0.5 ? "A" : "B"
@@ -416,7 +433,7 @@ schedule() {
     until_true 100 grep -q "^ok" "$work/history" ||
         { echo "nemesis: the client got no answer at the start"
           down; return 2; }
-    plan "$s" >"$work/plan"
+    plan "$s" >"$work/plan" || { down; return 2; }
     sed 's/^/  fault: /' "$work/plan"
     left=$(wc -l <"$work/plan")
     while read -r kind h d gap; do
@@ -476,7 +493,7 @@ schedule() {
 A= B= C= E= work=
 trap 'down' EXIT
 trap 'exit 1' INT TERM
-echo "nemesis: $schedules schedules from seed $seed0 (SEED=$seed0)"
+echo "nemesis: $schedules schedules from seed $seed0 (SEED=$seed0${KINDS:+ KINDS=$KINDS})"
 tot_lost=0 tot_unexplained=0 tot_doublelive=0 tot_stuck=0 tot_operator=0
 tot_failover=0
 failed=0 ran=0 broken=0
