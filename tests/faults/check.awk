@@ -15,8 +15,11 @@
 #   unexplained  a reply no history of the surviving copy explains: an
 #                OK or a value for a key not yet written, a value not the
 #                key's, a value the final read does not return, NONE for
-#                a key acknowledged before the read was sent, or a
-#                refused write (ERROR disk) that the survivor holds
+#                a key acknowledged before the read was sent, a refused
+#                write (ERROR disk) that the survivor holds, or an answer
+#                from the copy not live that the live one never gave
+#                (after host Y answers a request sent after X's last
+#                answer, Y is live; X may then only repeat Y's answers)
 #   double live  one request answered from both hosts with different
 #                replies, or both before the client sent its next
 #                request, the later answer not in a burst (answers to
@@ -35,9 +38,10 @@
 # Every violation is printed with its key, time and host; then "figure
 # NAME N" lines for the suite's totals.
 
+# Printed up to 10 of each kind; all counted.
 function bad(kind, msg) {
-    printf "VIOLATION %s: %s\n", kind, msg
-    nbad[kind]++
+    if (++nbad[kind] <= 10)
+        printf "VIOLATION %s: %s\n", kind, msg
     total++
 }
 
@@ -262,6 +266,15 @@ END {
             cur = xh[i]
         }
         last_t[xh[i]] = xt[i]
+        answered[id, xh[i]] = 1
+        # An answer from the copy that is not live: only a duplicate of
+        # one the live copy gave (or sent again going live) is explained.
+        if (xh[i] != cur) {
+            nst++
+            st_i[nst] = i
+            st_id[nst] = id
+            st_live[nst] = cur
+        }
         for (j = 1; j <= nd; j++)
             if (xh[i] == dup_first[j] && sent[id] > dup_t[j] &&
                 !(j in ran_on)) {
@@ -274,6 +287,19 @@ END {
             }
     }
 
+    for (j = 1; j <= nst; j++) {
+        i = st_i[j]
+        if (!((st_id[j], st_live[j]) in answered))
+            bad("unexplained", sprintf("key %s, t=%s, host %s: '%s' "\
+                "(the request sent at t=%s), sent while host %s was live, "\
+                "which never gave that answer: not in the live copy's log",
+                key_of(xr[i]), xt[i], xh[i], xr[i], sent[st_id[j]],
+                st_live[j]))
+    }
+
+    for (kind in nbad)
+        if (nbad[kind] > 10)
+            printf "VIOLATION %s: %d more not shown\n", kind, nbad[kind] - 10
     printf "checked: %d requests, %d replies captured, %d keys written, "\
         "%d acknowledged, %d read back\n", length(op), n, length(val),
         length(acked), length(final)

@@ -11,7 +11,7 @@ for f in "$here"/selftest/*.hist; do
     rc=$?
     case $name in
     good) want=0 kind="" ;;
-    unheld) want=1 kind=unexplained ;;
+    unheld|released) want=1 kind=unexplained ;;
     *) want=1 kind=$name ;;
     esac
     if [ $rc != $want ] ||
