@@ -592,6 +592,11 @@ void pair_status(const struct pair *p, char *buf, size_t len)
              xlft_lag_avg_us(&p->lag));
 }
 
+bool pair_role_primary(const struct pair *p)
+{
+    return p->cfg.role == PAIR_PRIMARY;
+}
+
 const char *pair_name(const struct pair *p)
 {
     return p->name;
@@ -599,5 +604,5 @@ const char *pair_name(const struct pair *p)
 
 bool pair_unprotected(const struct pair *p)
 {
-    return p->cfg.role == PAIR_PRIMARY && p->st == S_LIVE;
+    return p->st == S_LIVE;
 }

@@ -83,8 +83,13 @@ int pair_failover(struct pair *p, char *why, size_t len);
 /* The pair's name ("" for a secondary that has not been told yet). */
 const char *pair_name(const struct pair *p);
 
-/* A primary that lost its secondary and runs on alone. */
+/*
+ * A primary that lost its secondary and runs on alone, or a secondary
+ * whose copy went live: either way the guest runs here unprotected.
+ */
 bool pair_unprotected(const struct pair *p);
+
+bool pair_role_primary(const struct pair *p);
 
 /* One line on the pair's state, for status output. */
 void pair_status(const struct pair *p, char *buf, size_t len);

@@ -53,7 +53,9 @@ struct slot {
     struct client *waiter;      /* the enable that waits for the dial */
     bool again;                 /* the dial is a re-protection attempt */
     time_t dial_end;            /* the dial's deadline */
-    char peer[256];             /* primary: where its secondary is */
+    char peer[256];             /* where the other copy is (an incoming
+                                   pair: the primary's host, to protect
+                                   the guest on again once it is live) */
     bool ended;
     int reap_due;               /* reaper ticks seen since it ended */
     char name[FTD_NAME_MAX + 1];
@@ -149,7 +151,9 @@ static void on_pair_end(void *arg, int err, const char *why)
             snprintf(r->peer, sizeof(r->peer), "%s", sl->peer);
             r->attempts = 0;
             r->next = mono_s() + 1;
-            snprintf(r->last, sizeof(r->last), "secondary lost");
+            snprintf(r->last, sizeof(r->last), "%s",
+                     pair_role_primary(sl->pair) ? "secondary lost"
+                                                 : "went live here");
         }
     }
     snprintf(sl->end_why, sizeof(sl->end_why), "%s%s",
@@ -269,6 +273,19 @@ static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
     };
 }
 
+/* "ADDR:PORT" or "[ADDR]:PORT" of an accepted peer: its ftd is ADDR. */
+static void peer_host(const char *peer, char *host, size_t len)
+{
+    const char *colon = strrchr(peer, ':');
+    size_t n = colon ? (size_t)(colon - peer) : strlen(peer);
+
+    if (n >= 2 && peer[0] == '[' && peer[n - 1] == ']') {
+        peer++;
+        n -= 2;
+    }
+    snprintf(host, len, "%.*s", (int)n, peer);
+}
+
 static void on_incoming(evutil_socket_t lfd, short what, void *arg)
 {
     struct service *s = arg;
@@ -292,6 +309,7 @@ static void on_incoming(evutil_socket_t lfd, short what, void *arg)
     pc.peer = peer;
     memset(sl, 0, sizeof(*sl));
     sl->svc = s;
+    peer_host(peer, sl->peer, sizeof(sl->peer));
     if (pair_start(&sl->pair, &pc, why, sizeof(why))) {
         note("secondary for %s: %s", peer, why);
         sl->pair = NULL;
