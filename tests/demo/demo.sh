@@ -236,6 +236,10 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1; then
     fault_tolerance
     say "Done: recorded, replayed exactly, a wrong log caught, and a guest"
     echo "   failed over to its secondary with no acknowledged write lost."
+    echo "   The bad moments (paused daemons, one-way cuts, a lost arbiter,"
+    echo "   a full disk) are tried by the nemesis suite: make check-faults"
+    echo "   judges every reply and acknowledgement against the copy left"
+    echo "   live; a failed schedule reruns with SEED=S SCHEDULES=1."
 else
     say "6. (skipped: fault tolerance across two hosts needs root, for"
     echo "   network namespaces)"
