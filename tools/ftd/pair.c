@@ -105,6 +105,8 @@ static void fate(struct pair *p, enum state was)
 {
     if (p->settled)
         return;
+    if (p->won_late)
+        was = p->cfg.role == PAIR_PRIMARY ? S_LIVE : S_GOING_LIVE;
     if (!p->vm && p->cfg.role == PAIR_SECONDARY && p->guest_path[0]) {
         char why[300];
 
@@ -118,12 +120,23 @@ static void fate(struct pair *p, enum state was)
     }
     if (!p->vm)
         return;
-    if (p->cfg.role == PAIR_SECONDARY && was == S_GOING_LIVE) {
+    if (p->cfg.role == PAIR_SECONDARY && was == S_GOING_LIVE &&
+        !p->fifo_len) {
         /* Its claim won, for good: the other copy halts. */
         if (!pair_settle(p, GUEST_GOLIVE))
             pair_say(p, "it won its claim: the copy goes live");
+    } else if (p->cfg.role == PAIR_SECONDARY && was == S_GOING_LIVE) {
+        /* Live without what it holds, it could not explain outputs the
+         * primary let out: lost, rather than wrong. */
+        if (!pair_settle(p, GUEST_HALT))
+            pair_say(p, "won the claim but ended with %zu bytes of log "
+                     "not replayed: the copy is halted, the guest lost",
+                     p->fifo_len);
     } else if (p->cfg.role == PAIR_SECONDARY) {
         pair_settle(p, GUEST_HALT);
+    } else if (was == S_LIVE) {
+        if (!pair_settle(p, GUEST_DISABLE))
+            pair_say(p, "won the claim: the guest runs on, unprotected");
     } else if (!p->have_ring) {
         if (p->paused_here && !pair_settle(p, GUEST_UNPAUSE))
             pair_say(p, "the copy was not made: the guest runs on, "
@@ -140,8 +153,9 @@ static void fate(struct pair *p, enum state was)
 
 void pair_finish(struct pair *p)
 {
-    if (!p->ended)
+    if (!p->ended || p->finished || pair_busy(p))
         return;
+    p->finished = true;
     fate(p, p->end_st);
     if (!p->vm)
         return;
@@ -186,8 +200,9 @@ void pair_end(struct pair *p, int err, const char *fmt, ...)
         event_del(p->tick);
     if (p->up_ev)
         event_del(p->up_ev);
-    if (p->job->running)
-        pair_say(p, "the copy under way finishes first");
+    if (pair_busy(p))
+        pair_say(p, "the %s under way finishes first",
+                 p->job->running ? "copy" : "claim");
     else
         pair_finish(p);
     p->cfg.on_end(p->cfg.arg, err, why);
@@ -561,8 +576,13 @@ void pair_free(struct pair *p)
     if (p->job && p->job->running) {
         pthread_join(p->job->thread, NULL);
         p->job->running = false;
-        pair_finish(p);
     }
+    if (p->claim && p->claim->running) {
+        pthread_join(p->claim->thread, NULL);
+        p->claim->running = false;
+        p->won_late = p->claim->rc == 1;
+    }
+    pair_finish(p);
     job_free(p);
     claim_free(p);
     if (p->chan)

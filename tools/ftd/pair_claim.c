@@ -44,6 +44,12 @@ static void claim_in(evutil_socket_t fd, short what, void *arg)
         return;
     pthread_join(c->thread, NULL);
     c->running = false;
+    if (p->ended) {
+        /* Granted for good: the guest's fate must follow it. */
+        p->won_late = c->rc == 1;
+        pair_finish(p);
+        return;
+    }
     c->done(p, c->rc, c->holder, c->err);
 }
 

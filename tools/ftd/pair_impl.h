@@ -92,6 +92,8 @@ struct pair {
     bool ended;                 /* on_end has been called */
     enum state end_st;          /* the state it ended in */
     bool settled;               /* the guest's fate has been carried out */
+    bool finished;              /* pair_finish has let the guest go */
+    bool won_late;              /* a claim granted after the end */
     bool paused_here;           /* primary: paused for the copy */
     bool golive;                /* secondary: told to take over */
     bool switching;             /* primary: handing the guest over */
@@ -131,7 +133,8 @@ void pair_say(struct pair *p, const char *fmt, ...)
  */
 void pair_end(struct pair *p, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* After an end that found a copy under way: the guest's fate, now. */
+/* After an end that found a copy or a claim under way: the guest's
+ * fate, once neither is. */
 void pair_finish(struct pair *p);
 /* A request to the guest; false (and the pair ended) if refused. */
 bool pair_guest(struct pair *p, enum guest_op op, uint32_t arg);
