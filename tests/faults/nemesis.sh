@@ -141,6 +141,8 @@ conf() {
     cat >"$work/$h.conf" <<EOF
 host-name = host$h
 listen = $ip:7800
+# Small, so that a secondary behind (the behind fault) fills it.
+buffer-mib = 4
 key = $work/key
 arbiter = $spec
 run-dir = $work/run$h
@@ -330,6 +332,18 @@ fault() {
         hold "$d"
         rm -f "$work/disk/filler"
         ;;
+    behind)
+        # The secondary falls behind: its ftvm stopped while the guest's
+        # log grows fast (a flood of frames), so its buffer fills.
+        p=$(pids $h ftvm)
+        [ -n "$p" ] || { log "fault $t $kind $h $d none-running"; return; }
+        ip netns exec $C "$fc" flood 10.78.0.2 "$d" >/dev/null 2>&1 &
+        p1=$!
+        kill -STOP $p
+        hold "$d"
+        kill -CONT $p
+        wait $p1
+        ;;
     starve)
         # The secondary's ftvm gets 20% of a CPU: stopped 80 ms of 100.
         p=$(pids $h ftvm)
@@ -366,7 +380,8 @@ plan() {
         -v only="${KINDS:-}" 'BEGIN {
         srand(seed)
         k = split("kill pause-ftd pause-ftvm cut-ft-out cut-ft-both " \
-                  "cut-client term-ftd disk-full starve busy-ftd", kind)
+                  "cut-client term-ftd disk-full starve busy-ftd " \
+                  "behind", kind)
         if (arb == "etcd")
             kind[++k] = "cut-arbiter"
         if (arb == "etcd")
@@ -391,7 +406,7 @@ plan() {
             f = kind[1 + int(rand() * k)]
             h = rand() < 0.5 ? "A" : "B"
             d = 0.05 + rand() * 2.95
-            if (f == "starve")
+            if (f == "starve" || f == "behind")
                 h = "secondary"
             if (f == "disk-full" || f == "etcd-restart")
                 h = "-"
@@ -520,7 +535,7 @@ mkdir -p "$build/bench"
     echo "nemesis_broken_runs $broken"
     for k in kill pause_ftd pause_ftvm cut_ft_out cut_ft_both cut_client \
              term_ftd disk_full starve busy_ftd cut_arbiter etcd_restart \
-             isolate; do
+             isolate behind; do
         eval echo "nemesis_faults_$k \${nk_$k:-0}"
     done
     echo "nemesis_lost_writes $tot_lost"
