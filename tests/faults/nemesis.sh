@@ -508,7 +508,8 @@ schedule() {
 A= B= C= E= work=
 trap 'down' EXIT
 trap 'exit 1' INT TERM
-echo "nemesis: $schedules schedules from seed $seed0 (SEED=$seed0${KINDS:+ KINDS=$KINDS})"
+echo "nemesis: $schedules schedules from seed $seed0" \
+     "(SEED=$seed0${KINDS:+ KINDS=$KINDS})"
 tot_lost=0 tot_unexplained=0 tot_doublelive=0 tot_stuck=0 tot_operator=0
 tot_failover=0
 failed=0 ran=0 broken=0
