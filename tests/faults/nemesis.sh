@@ -7,7 +7,9 @@
 #
 # Schedule i runs with seed SEED+i: the seed alone decides the arbiter
 # (even: file:, odd: etcd:), the faults, their targets and durations and
-# the client's requests, so SEED=S SCHEDULES=1 runs schedule S again.
+# the client's requests, so SEED=S SCHEDULES=1 runs schedule S again
+# (the same faults, in the same order; how they fall between the
+# requests depends on timing).
 # KINDS=kill,isolate,... draws the faults from those kinds only (also
 # part of what reruns a schedule); FAULTS_PER_SCHEDULE (3) how many.
 #
@@ -53,7 +55,7 @@ if [ "$(id -u)" != 0 ] || ! ip netns add xf-probe-$$ 2>/dev/null; then
     exit 77
 fi
 ip netns del xf-probe-$$
-for t in etcd nft taskset; do
+for t in etcd nft; do
     command -v $t >/dev/null 2>&1 ||
         { echo "nemesis: $t missing (sh tools/deps.sh check)"; exit 1; }
 done
