@@ -444,7 +444,7 @@ schedule() {
     reprotected ||
         { echo "nemesis: kv not protected at the start:" \
                "$(tail -n 3 "$work"/ftd*.err)"; down; return 2; }
-    ip netns exec $C timeout -k 5 $BUDGET "$fc" run 10.78.0.2 90 "s$s" "$s" \
+    ip netns exec $C timeout -k 5 $BUDGET "$fc" run 10.78.0.2 150 "s$s" "$s" \
         "$work/stop" lanA=A lanB=B >"$work/history" 2>"$work/client.err" &
     client=$!
     until_true 100 grep -q "^ok" "$work/history" ||
