@@ -12,6 +12,9 @@
  *   faultclient now       CLOCK_MONOTONIC in seconds
  *   faultclient hold SOCK SECONDS
  *       an idle client on a unix socket, for SECONDS
+ *   faultclient flood IP SECONDS
+ *       full-sized datagrams to IP's port 9, 32 a millisecond at most:
+ *       a guest whose log grows fast
  *
  * run and read write their history on stdout, one line per event, with
  * the monotonic time:
@@ -48,6 +51,7 @@
 #define KEYS_MAX    450         /* the guest holds 512 */
 #define TAPS_MAX    4
 #define OP_GAP_MS   40
+#define FLOOD_PORT  9           /* discard: the guest serves only 7777 */
 
 struct tap {
     int fd;
@@ -73,7 +77,8 @@ static int usage(void)
     fprintf(stderr, "usage: faultclient run IP SECONDS TAG SEED STOPFILE "
             "IF=HOST...\n       faultclient read IP SECONDS HISTORY "
             "IF=HOST...\n       faultclient now\n"
-            "       faultclient hold SOCK SECONDS\n");
+            "       faultclient hold SOCK SECONDS\n"
+            "       faultclient flood IP SECONDS\n");
     return 2;
 }
 
@@ -224,10 +229,10 @@ static int request(const char *op, const char *key, const char *val)
     }
 }
 
-static int open_udp(const char *ip)
+static int open_udp_port(const char *ip, uint16_t port)
 {
     struct sockaddr_in sa = { .sin_family = AF_INET,
-                              .sin_port = htons(KV_PORT) };
+                              .sin_port = htons(port) };
 
     if (inet_pton(AF_INET, ip, &sa.sin_addr) != 1) {
         fprintf(stderr, "faultclient: '%s' is not an IPv4 address\n", ip);
@@ -240,6 +245,11 @@ static int open_udp(const char *ip)
         return -errno;
     }
     return 0;
+}
+
+static int open_udp(const char *ip)
+{
+    return open_udp_port(ip, KV_PORT);
 }
 
 static int open_all(const char *ip, int argc, char **argv)
@@ -355,6 +365,30 @@ static int cmd_read(int argc, char **argv)
     return 0;
 }
 
+/* Full-sized datagrams to a port the guest does not serve: each frame
+ * the guest takes is a record in the log, so the log grows fast. */
+static int cmd_flood(int argc, char **argv)
+{
+    char frame[1400];
+    double secs, end;
+    unsigned long sent = 0;
+
+    if (argc != 2 || !parse_secs(argv[1], &secs))
+        return usage();
+    if (open_udp_port(argv[0], FLOOD_PORT))
+        return 1;
+    memset(frame, 'x', sizeof(frame));
+    end = now_s() + secs;
+    while (now_s() < end) {
+        for (int i = 0; i < 32; i++)
+            if (send(usock, frame, sizeof(frame), 0) > 0)
+                sent++;
+        poll(NULL, 0, 1);       /* about 30000 frames a second at most */
+    }
+    printf("flood: %lu datagrams\n", sent);
+    return 0;
+}
+
 static int cmd_hold(int argc, char **argv)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -395,6 +429,8 @@ int main(int argc, char **argv)
         return cmd_read(argc - 2, argv + 2);
     if (!strcmp(argv[1], "hold"))
         return cmd_hold(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "flood"))
+        return cmd_flood(argc - 2, argv + 2);
     fprintf(stderr, "faultclient: unknown command '%s'\n", argv[1]);
     return usage();
 }

@@ -7,7 +7,9 @@
 #
 # Schedule i runs with seed SEED+i: the seed alone decides the arbiter
 # (even: file:, odd: etcd:), the faults, their targets and durations and
-# the client's requests, so SEED=S SCHEDULES=1 runs schedule S again.
+# the client's requests, so SEED=S SCHEDULES=1 runs schedule S again
+# (the same faults, in the same order; how they fall between the
+# requests depends on timing).
 # KINDS=kill,isolate,... draws the faults from those kinds only (also
 # part of what reruns a schedule); FAULTS_PER_SCHEDULE (3) how many.
 #
@@ -53,7 +55,7 @@ if [ "$(id -u)" != 0 ] || ! ip netns add xf-probe-$$ 2>/dev/null; then
     exit 77
 fi
 ip netns del xf-probe-$$
-for t in etcd nft taskset; do
+for t in etcd nft; do
     command -v $t >/dev/null 2>&1 ||
         { echo "nemesis: $t missing (sh tools/deps.sh check)"; exit 1; }
 done
@@ -141,6 +143,8 @@ conf() {
     cat >"$work/$h.conf" <<EOF
 host-name = host$h
 listen = $ip:7800
+# Small, so that a secondary behind (the behind fault) fills it.
+buffer-mib = 4
 key = $work/key
 arbiter = $spec
 run-dir = $work/run$h
@@ -330,6 +334,18 @@ fault() {
         hold "$d"
         rm -f "$work/disk/filler"
         ;;
+    behind)
+        # The secondary falls behind: its ftvm stopped while the guest's
+        # log grows fast (a flood of frames), so its buffer fills.
+        p=$(pids $h ftvm)
+        [ -n "$p" ] || { log "fault $t $kind $h $d none-running"; return; }
+        ip netns exec $C "$fc" flood 10.78.0.2 "$d" >/dev/null 2>&1 &
+        p1=$!
+        kill -STOP $p
+        hold "$d"
+        kill -CONT $p
+        wait $p1
+        ;;
     starve)
         # The secondary's ftvm gets 20% of a CPU: stopped 80 ms of 100.
         p=$(pids $h ftvm)
@@ -366,7 +382,8 @@ plan() {
         -v only="${KINDS:-}" 'BEGIN {
         srand(seed)
         k = split("kill pause-ftd pause-ftvm cut-ft-out cut-ft-both " \
-                  "cut-client term-ftd disk-full starve busy-ftd", kind)
+                  "cut-client term-ftd disk-full starve busy-ftd " \
+                  "behind", kind)
         if (arb == "etcd")
             kind[++k] = "cut-arbiter"
         if (arb == "etcd")
@@ -391,7 +408,7 @@ plan() {
             f = kind[1 + int(rand() * k)]
             h = rand() < 0.5 ? "A" : "B"
             d = 0.05 + rand() * 2.95
-            if (f == "starve")
+            if (f == "starve" || f == "behind")
                 h = "secondary"
             if (f == "disk-full" || f == "etcd-restart")
                 h = "-"
@@ -427,7 +444,7 @@ schedule() {
     reprotected ||
         { echo "nemesis: kv not protected at the start:" \
                "$(tail -n 3 "$work"/ftd*.err)"; down; return 2; }
-    ip netns exec $C timeout -k 5 $BUDGET "$fc" run 10.78.0.2 90 "s$s" "$s" \
+    ip netns exec $C timeout -k 5 $BUDGET "$fc" run 10.78.0.2 150 "s$s" "$s" \
         "$work/stop" lanA=A lanB=B >"$work/history" 2>"$work/client.err" &
     client=$!
     until_true 100 grep -q "^ok" "$work/history" ||
@@ -493,7 +510,8 @@ schedule() {
 A= B= C= E= work=
 trap 'down' EXIT
 trap 'exit 1' INT TERM
-echo "nemesis: $schedules schedules from seed $seed0 (SEED=$seed0${KINDS:+ KINDS=$KINDS})"
+echo "nemesis: $schedules schedules from seed $seed0" \
+     "(SEED=$seed0${KINDS:+ KINDS=$KINDS})"
 tot_lost=0 tot_unexplained=0 tot_doublelive=0 tot_stuck=0 tot_operator=0
 tot_failover=0
 failed=0 ran=0 broken=0
@@ -520,7 +538,7 @@ mkdir -p "$build/bench"
     echo "nemesis_broken_runs $broken"
     for k in kill pause_ftd pause_ftvm cut_ft_out cut_ft_both cut_client \
              term_ftd disk_full starve busy_ftd cut_arbiter etcd_restart \
-             isolate; do
+             isolate behind; do
         eval echo "nemesis_faults_$k \${nk_$k:-0}"
     done
     echo "nemesis_lost_writes $tot_lost"
