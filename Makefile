@@ -168,6 +168,10 @@ $(BUILD)/tests/ftvm-dom0: tests/ftvm/ftvm-dom0.c $(BUILD)/lib/libxlft.a \
                          $(BUILD)/lib/libftcore.a
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g $^ $(LIBS) -o $@
+# A stranger at the logging port (tests/ftd/flood.sh).
+$(BUILD)/tests/ftd-flood: tests/ftd/flood.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_STD) $(WARN) -O2 -g $< -o $@
 # Control clients of ftd that misbehave (tests/ftd/busy.sh).
 $(BUILD)/tests/ftd-ctl-client: tests/ftd/ctl-client.c
 	@mkdir -p $(@D)
@@ -232,11 +236,12 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 
 # ftd end to end: two hosts in network namespaces (root; 77: skipped).
 check-ftd: all deps-demo $(BUILD)/tests/ftvm-dom0 \
-           $(BUILD)/tests/ftd-ctl-client
+           $(BUILD)/tests/ftd-ctl-client $(BUILD)/tests/ftd-flood
 	sh tests/ftd/failover.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/service.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/regress.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/busy.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	sh tests/ftd/flood.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The nemesis suite (tests/faults): the kvstore guest protected on two
 # hosts under random faults, each schedule judged from the client's

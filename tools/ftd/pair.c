@@ -269,8 +269,11 @@ void pair_peer_lost(struct pair *p, const char *why)
                  why);
         return;
     }
-    if (p->st == S_HANDSHAKE || (p->st == S_SYNC &&
-                                 p->cfg.role == PAIR_SECONDARY)) {
+    if (p->st == S_HANDSHAKE) {
+        pair_end(p, -ECONNRESET, "the peer did not prove the key: %s", why);
+        return;
+    }
+    if (p->st == S_SYNC && p->cfg.role == PAIR_SECONDARY) {
         pair_end(p, -ECONNRESET, "peer lost before the copy was made: %s",
                  why);
         return;
@@ -397,10 +400,18 @@ static void on_chan_up(struct xlft_chan *c, void *arg)
     (void)c;
     xlft_hb_heard(&p->hb, pair_now_ns());
     pair_say(p, "channel up");
-    if (p->cfg.role == PAIR_PRIMARY)
+    if (p->cfg.role == PAIR_PRIMARY) {
         primary_up(p);
-    else
-        p->st = S_SYNC;
+        return;
+    }
+    /* Only a peer that proved the key gets the log buffer. */
+    p->fifo = malloc(p->fifo_cap);
+    if (!p->fifo) {
+        pair_end(p, -ENOMEM, "no memory for a log buffer of %zu bytes",
+                 p->fifo_cap);
+        return;
+    }
+    p->st = S_SYNC;
 }
 
 static void on_chan_msg(struct xlft_chan *c, const struct xlft_msg *m,
@@ -488,6 +499,7 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
     struct xlft_chan_cfg cc = {
         .base = cfg->base, .fd = cfg->fd, .peer = cfg->peer,
         .in_max = 4u << 20, .out_max = 4u << 20,
+        .handshake_ms = cfg->handshake_ms,
         .on_up = on_chan_up, .on_msg = on_chan_msg,
         .on_writable = on_chan_writable, .on_down = on_chan_down,
     };
@@ -529,11 +541,9 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
     }
     p->batch = malloc(BATCH > CHUNK ? BATCH : CHUNK);
     p->fifo_cap = p->cfg.buffer_max + XLFT_FRAME_MAX;
-    p->fifo = cfg->role == PAIR_SECONDARY ? malloc(p->fifo_cap) : NULL;
     p->tick = event_new(cfg->base, -1, EV_PERSIST, on_tick, p);
     p->drop_ev = event_new(cfg->base, -1, 0, on_drop, p);
-    if (!p->batch || (cfg->role == PAIR_SECONDARY && !p->fifo) ||
-        !p->tick || !p->drop_ev || event_add(p->tick, &tv)) {
+    if (!p->batch || !p->tick || !p->drop_ev || event_add(p->tick, &tv)) {
         snprintf(why, whylen, "out of memory");
         rc = -ENOMEM;
         goto out;
@@ -610,6 +620,11 @@ void pair_status(const struct pair *p, char *buf, size_t len)
              p->cfg.role == PAIR_PRIMARY ? "primary" : "secondary",
              state_names[p->st], p->gen, p->sent, p->acked, p->held,
              xlft_lag_avg_us(&p->lag));
+}
+
+bool pair_authenticated(const struct pair *p)
+{
+    return (p->ended ? p->end_st : p->st) != S_HANDSHAKE;
 }
 
 bool pair_role_primary(const struct pair *p)

@@ -34,6 +34,8 @@ struct pair_cfg {
     bool encrypt;
     const char *arbiter;        /* xlft_arbiter.h spec */
     struct xlft_hb_cfg hb;
+    unsigned int handshake_ms;  /* give up on a peer silent this long
+                                   before the handshake (0: channel's) */
     uint32_t ring_data;         /* bytes of each ring (0: default) */
     size_t buffer_max;          /* secondary: log held ahead of replay */
     uint64_t lag_limit_us;      /* above: say so (0: no limit) */
@@ -90,6 +92,8 @@ const char *pair_name(const struct pair *p);
 bool pair_unprotected(const struct pair *p);
 
 bool pair_role_primary(const struct pair *p);
+/* The peer has proved the key (an ended pair: before it ended). */
+bool pair_authenticated(const struct pair *p);
 
 /* One line on the pair's state, for status output. */
 void pair_status(const struct pair *p, char *buf, size_t len);

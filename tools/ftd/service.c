@@ -39,6 +39,18 @@
 #include "xlft_ftvm.h"
 
 #define PAIRS_MAX   FTD_GUESTS_MAX
+/*
+ * Connections that have not proved the key yet have a budget of their
+ * own, apart from the pairs': a flood of them never refuses an enable, a
+ * re-protection or a peer that has the key.
+ */
+#define UNAUTH_MAX          32
+#define UNAUTH_PER_SOURCE   4
+#define UNAUTH_MS           2000
+#define SLOTS       (PAIRS_MAX + UNAUTH_MAX)
+/* Room for a flood's connections to be taken and closed, so that the
+ * kernel does not drop a real peer's SYN meanwhile. */
+#define LISTEN_BACKLOG      256
 #define CLIENTS_MAX 16          /* control clients at once */
 #define CLIENT_MS   2000        /* to send its line, then to read the answer */
 #define CMD_MAX     512         /* a command line, newline included */
@@ -56,6 +68,7 @@ struct slot {
     char peer[256];             /* where the other copy is (an incoming
                                    pair: the primary's host, to protect
                                    the guest on again once it is live) */
+    bool incoming;              /* accepted: a secondary here */
     bool ended;
     int reap_due;               /* reaper ticks seen since it ended */
     char name[FTD_NAME_MAX + 1];
@@ -87,9 +100,11 @@ struct service {
     int lfd, cfd;
     struct event *lev, *cev, *reap;
     char ctl_path[300];
-    struct slot slots[PAIRS_MAX];
+    struct slot slots[SLOTS];
     struct reprotect rp[PAIRS_MAX];
     struct client clients[CLIENTS_MAX];
+    time_t refused_at;          /* connections refused over the budget */
+    unsigned int refused;
 };
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -162,19 +177,43 @@ static void on_pair_end(void *arg, int err, const char *why)
      * callbacks, and its channel's last frame has gone out by then. */
 }
 
-static struct slot *free_slot_for(struct service *s, const char *name)
+/*
+ * An accepted connection whose peer has not proved the key (yet, or
+ * before it ended: its slot is the strangers' until it is reaped).
+ */
+static bool unauthenticated(const struct slot *sl)
+{
+    return sl->incoming && sl->pair && !pair_authenticated(sl->pair);
+}
+
+/*
+ * A free slot for a pair of 'name' (NULL: an incoming connection from
+ * 'host'), within the budget of its kind; NULL if there is none.
+ */
+static struct slot *free_slot_for(struct service *s, const char *name,
+                                  const char *host)
 {
     struct slot *spare = NULL;
+    int pairs = 0, unauth = 0, from_host = 0;
 
-    for (int i = 0; i < PAIRS_MAX; i++) {
+    for (int i = 0; i < SLOTS; i++) {
         struct slot *sl = &s->slots[i];
 
         if ((sl->dial || (sl->pair && !sl->ended)) && name &&
             !strcmp(sl->name, name))
             return NULL;        /* already protected or being protected */
+        if (unauthenticated(sl)) {
+            unauth++;
+            from_host += host && !strcmp(sl->peer, host);
+        } else if (sl->pair || sl->dial) {
+            pairs++;
+        }
         if (!sl->pair && !sl->dial && !spare)
             spare = sl;
     }
+    if (name ? pairs >= PAIRS_MAX
+             : unauth >= UNAUTH_MAX || from_host >= UNAUTH_PER_SOURCE)
+        return NULL;
     return spare;
 }
 
@@ -289,7 +328,7 @@ static void peer_host(const char *peer, char *host, size_t len)
 static void on_incoming(evutil_socket_t lfd, short what, void *arg)
 {
     struct service *s = arg;
-    char why[300], peer[FTD_PEER_MAX];
+    char why[300], peer[FTD_PEER_MAX], host[256];
     struct pair_cfg pc;
     struct slot *sl;
     int fd = ftd_accept(lfd, peer);
@@ -297,9 +336,20 @@ static void on_incoming(evutil_socket_t lfd, short what, void *arg)
     (void)what;
     if (fd < 0)
         return;
-    sl = free_slot_for(s, NULL);
+    peer_host(peer, host, sizeof(host));
+    sl = free_slot_for(s, NULL, host);
     if (!sl) {
-        note("refusing %s: %d pairs already", peer, PAIRS_MAX);
+        /* Said once a second at most: a flood must not flood the log. */
+        if (mono_s() != s->refused_at) {
+            note("refusing %s: %d connections at most still to prove the "
+                 "key, %d from one host (%u more refused in the second "
+                 "before)", peer, UNAUTH_MAX, UNAUTH_PER_SOURCE,
+                 s->refused);
+            s->refused_at = mono_s();
+            s->refused = 0;
+        } else {
+            s->refused++;
+        }
         close(fd);
         return;
     }
@@ -307,9 +357,11 @@ static void on_incoming(evutil_socket_t lfd, short what, void *arg)
     pc.role = PAIR_SECONDARY;
     pc.fd = fd;
     pc.peer = peer;
+    pc.handshake_ms = UNAUTH_MS;
     memset(sl, 0, sizeof(*sl));
     sl->svc = s;
-    peer_host(peer, sl->peer, sizeof(sl->peer));
+    sl->incoming = true;
+    snprintf(sl->peer, sizeof(sl->peer), "%s", host);
     if (pair_start(&sl->pair, &pc, why, sizeof(why))) {
         note("secondary for %s: %s", peer, why);
         sl->pair = NULL;
@@ -319,7 +371,7 @@ static void on_incoming(evutil_socket_t lfd, short what, void *arg)
 /* A slot held for 'name': a pair, ended or not, or a dial. */
 static struct slot *find_any(struct service *s, const char *name)
 {
-    for (int i = 0; i < PAIRS_MAX; i++)
+    for (int i = 0; i < SLOTS; i++)
         if ((s->slots[i].pair || s->slots[i].dial) &&
             !strcmp(s->slots[i].name, name))
             return &s->slots[i];
@@ -328,7 +380,7 @@ static struct slot *find_any(struct service *s, const char *name)
 
 static struct slot *find_dialing(struct service *s, const char *name)
 {
-    for (int i = 0; i < PAIRS_MAX; i++)
+    for (int i = 0; i < SLOTS; i++)
         if (s->slots[i].dial && !strcmp(s->slots[i].name, name))
             return &s->slots[i];
     return NULL;
@@ -336,7 +388,7 @@ static struct slot *find_dialing(struct service *s, const char *name)
 
 static struct slot *find(struct service *s, const char *name)
 {
-    for (int i = 0; i < PAIRS_MAX; i++)
+    for (int i = 0; i < SLOTS; i++)
         if (s->slots[i].pair && !s->slots[i].ended &&
             !strcmp(s->slots[i].name, name))
             return &s->slots[i];
@@ -428,7 +480,7 @@ static int enable(struct service *s, const char *name, const char *peer,
                  peer, sizeof(sl->peer) - 1);
         return -EINVAL;
     }
-    sl = free_slot_for(s, name);
+    sl = free_slot_for(s, name, NULL);
     if (!sl) {
         snprintf(why, len, "%s is protected already (or too many pairs)",
                  name);
@@ -501,7 +553,7 @@ static void cmd_status(struct service *s, const char *name,
 {
     int shown = 0;
 
-    for (int i = 0; i < PAIRS_MAX; i++) {
+    for (int i = 0; i < SLOTS; i++) {
         struct slot *sl = &s->slots[i];
         char line[400];
 
@@ -760,7 +812,7 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
     (void)what;
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;
-    for (int i = 0; i < PAIRS_MAX; i++) {
+    for (int i = 0; i < SLOTS; i++) {
         struct slot *sl = &s->slots[i];
 
         /* A copy or claim still under way is not waited for here. */
@@ -829,7 +881,7 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
     s->cfd = listen_unix(s->ctl_path, why, len);
     if (s->cfd < 0)
         return -EADDRINUSE;
-    s->lfd = ftd_listen(cfg->listen, 8, why, len);
+    s->lfd = ftd_listen(cfg->listen, LISTEN_BACKLOG, why, len);
     if (s->lfd < 0) {
         close(s->cfd);
         unlink(s->ctl_path);
@@ -850,7 +902,7 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
     for (int i = 0; i < CLIENTS_MAX; i++)
         if (s->clients[i].bev)
             client_free(&s->clients[i]);
-    for (int i = 0; i < PAIRS_MAX; i++) {
+    for (int i = 0; i < SLOTS; i++) {
         ftd_dial_cancel(s->slots[i].dial);
         pair_free(s->slots[i].pair);
     }

@@ -29,6 +29,9 @@
 #include "say.h"
 
 #define HANDSHAKE_MS_DEFAULT 5000u
+/* The largest frame of a handshake: an ERROR with its longest reason,
+ * sealed, and room to spare (WIRE.md, The connection). */
+#define HANDSHAKE_FRAME_MAX  512u
 /* How long a closing channel tries to send what is queued. */
 #define LINGER_MS            1000u
 #define WHY_MAX              320u
@@ -215,6 +218,14 @@ static void take_frames(struct xlft_chan *c)
         total = XLFT_HDR_SIZE;
         if (!xlft_hdr_get(hdr, XLFT_HDR_SIZE, &h, NULL, 0)) {
             total += h.len;
+            /* Before the key is proved, nothing large is read in. */
+            if (c->state == C_HANDSHAKE && total > HANDSHAKE_FRAME_MAX) {
+                snprintf(text, sizeof(text), "a frame of %zu bytes before "
+                         "the handshake is done (at most %u)", total,
+                         HANDSHAKE_FRAME_MAX);
+                finish(c, -EPROTO, text);
+                return;
+            }
             /* in_max >= XLFT_FRAME_MAX: the rest can arrive. */
             if (have < total) {
                 if (c->eof)
