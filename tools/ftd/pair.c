@@ -273,7 +273,8 @@ void pair_peer_lost(struct pair *p, const char *why)
         pair_end(p, -ECONNRESET, "the peer did not prove the key: %s", why);
         return;
     }
-    if (p->st == S_SYNC && p->cfg.role == PAIR_SECONDARY) {
+    /* A primary that never recorded: the guest simply runs on. */
+    if (p->st == S_SYNC && (p->cfg.role == PAIR_SECONDARY || !p->have_ring)) {
         pair_end(p, -ECONNRESET, "peer lost before the copy was made: %s",
                  why);
         return;
@@ -330,6 +331,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     if (p->st == S_SYNC && p->cfg.role == PAIR_SECONDARY &&
         p->sync_total && p->sync_off == p->sync_total)
         secondary_restore(p);
+    if (p->save_again_ns && now >= p->save_again_ns)
+        primary_save_again(p);
     if (p->ended)
         return;
     /*

@@ -55,6 +55,8 @@ struct job {
     int fd, rc;
     char why[400];
     void (*done)(struct pair *p);
+    /* On a failure: true if it will be tried again, NULL: never. */
+    bool (*again)(struct pair *p, int rc, const char *why);
 };
 
 /* A question to the arbiter, threaded. */
@@ -107,6 +109,8 @@ struct pair {
 
     /* Primary. */
     int sync_fd;                /* memfd: sync header and saved state */
+    unsigned int save_tries;    /* saves refused as busy so far */
+    uint64_t save_again_ns;     /* when to pause and save again, or 0 */
     uint64_t sync_off, sync_total;
     uint8_t *batch;             /* a LOG frame's records not sent yet */
     uint32_t batch_len, batch_nrec;
@@ -150,6 +154,8 @@ const char *pair_state_name(enum state st);
 
 /* pair_primary.c */
 void primary_up(struct pair *p);
+/* A save refused as busy, due again now. */
+void primary_save_again(struct pair *p);
 void primary_send_state(struct pair *p);
 void primary_pump(struct pair *p);
 void primary_on_ack(struct pair *p, const struct xlft_ack *a);
@@ -173,6 +179,7 @@ void claim_arbitrate(struct pair *p);
 int job_setup(struct pair *p);
 void job_free(struct pair *p);
 void job_start(struct pair *p, enum guest_op op, int fd,
-               void (*done)(struct pair *p));
+               void (*done)(struct pair *p),
+               bool (*again)(struct pair *p, int rc, const char *why));
 
 #endif /* FTD_PAIR_IMPL_H */

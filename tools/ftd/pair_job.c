@@ -42,6 +42,8 @@ static void job_in(evutil_socket_t fd, short what, void *arg)
         pair_finish(p);
         return;
     }
+    if (j->rc && j->again && j->again(p, j->rc, j->why))
+        return;
     if (j->rc) {
         pair_end(p, j->rc, "%s", j->why);
         return;
@@ -80,13 +82,15 @@ void job_free(struct pair *p)
 }
 
 void job_start(struct pair *p, enum guest_op op, int fd,
-               void (*done)(struct pair *p))
+               void (*done)(struct pair *p),
+               bool (*again)(struct pair *p, int rc, const char *why))
 {
     struct job *j = p->job;
 
     j->op = op;
     j->fd = fd;
     j->done = done;
+    j->again = again;
     j->running = true;
     if (pthread_create(&j->thread, NULL, job_main, p)) {
         j->running = false;

@@ -20,6 +20,8 @@
 #include "pair_impl.h"
 
 #define THROTTLED_PCT 50                /* a primary too far ahead */
+#define SAVE_TRIES    50
+#define SAVE_AGAIN_MS 20
 
 static void hand_over(struct pair *p);
 
@@ -93,12 +95,41 @@ void primary_up(struct pair *p)
         pair_end(p, -EIO, "cannot keep the state: %s", strerror(errno));
         return;
     }
+    p->st = S_SYNC;
+    primary_save_again(p);
+}
+
+/*
+ * A guest may refuse to be saved for a moment (ftvm, with disk
+ * completions not yet in guest memory): it runs on a little and is
+ * asked again, 50 times at most, 20 ms apart.
+ */
+static bool save_busy(struct pair *p, int rc, const char *why)
+{
+    if (rc != -EBUSY || ++p->save_tries >= SAVE_TRIES)
+        return false;
+    if (!pair_guest(p, GUEST_UNPAUSE, 0))
+        return true;            /* ended: said there */
+    p->paused_here = false;
+    if (ftruncate(p->sync_fd, SYNC_HDR) ||
+        lseek(p->sync_fd, SYNC_HDR, SEEK_SET) != SYNC_HDR) {
+        pair_end(p, -EIO, "cannot keep the state: %s", strerror(errno));
+        return true;
+    }
+    if (p->save_tries == 1)
+        pair_say(p, "%s: asking again", why);
+    p->save_again_ns = pair_now_ns() + SAVE_AGAIN_MS * 1000000ull;
+    return true;
+}
+
+void primary_save_again(struct pair *p)
+{
+    p->save_again_ns = 0;
     if (!pair_guest(p, GUEST_PAUSE, 0))
         return;
     p->paused_here = true;
     /* Heartbeats go on while the copy is made. */
-    p->st = S_SYNC;
-    job_start(p, GUEST_SAVE, p->sync_fd, primary_saved);
+    job_start(p, GUEST_SAVE, p->sync_fd, primary_saved, save_busy);
 }
 
 /* Records from the ring into LOG frames, as long as the channel takes. */

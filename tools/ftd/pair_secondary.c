@@ -151,7 +151,7 @@ void secondary_restore(struct pair *p)
         return;
     }
     lseek(p->sync_fd, SYNC_HDR, SEEK_SET);
-    job_start(p, GUEST_RESTORE, p->sync_fd, restored);
+    job_start(p, GUEST_RESTORE, p->sync_fd, restored, NULL);
 }
 
 void secondary_on_state(struct pair *p, const struct xlft_state *s)
