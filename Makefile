@@ -235,10 +235,14 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 	sh tests/ftvm/attached.sh $(BUILD)
 
 # ftd end to end: two hosts in network namespaces (root; 77: skipped).
-check-ftd: all deps-demo $(BUILD)/tests/ftvm-dom0 \
+check-ftd: all deps-check deps-demo $(BUILD)/tests/ftvm-dom0 \
            $(BUILD)/tests/ftd-ctl-client $(BUILD)/tests/ftd-flood
 	sh tests/ftd/failover.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/service.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	ARBITER=etcd sh tests/ftd/failover.sh $(BUILD); rc=$$?; \
+		[ $$rc = 0 ] || [ $$rc = 77 ]
+	ARBITER=etcd sh tests/ftd/service.sh $(BUILD); rc=$$?; \
+		[ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/regress.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/busy.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/flood.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]

@@ -10,6 +10,7 @@
 #   - the hosts are cut apart (both alive): the heartbeat times out on
 #     both sides and the arbiter lets exactly one copy go on;
 #   - a secondary with another key is refused, the primary's guest runs on.
+# ARBITER=etcd: the arbiter is an etcd on a third host (else a directory).
 # Without root or ip netns the test says so and exits 77.
 set -u
 
@@ -21,6 +22,7 @@ ftd=$build/bin/ftd
 dom0=$build/tests/ftvm-dom0
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "" 10.77.0
+arbiter_up 10.77.9
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/other.key"
@@ -78,11 +80,13 @@ pair() {
         --console "$work/s$r.con"
     answers "$work/p$r.sock" && answers "$work/s$r.sock" || return 1
     inns "$b" fs$r "$ftd" secondary --pair vm$r --guest "$work/s$r.sock" \
-        --listen 10.77.0.2:7800 --key "$skey" --arbiter "file:$arb" \
+        --listen 10.77.0.2:7800 --key "$skey" \
+        --arbiter "$(arbiter_spec b "$arb")" \
         --host-name hostB
     waitfor "listening" "$work/fs$r.out" || return 1
     inns "$a" fp$r "$ftd" primary --pair vm$r --guest "$work/p$r.sock" \
-        --peer 10.77.0.2:7800 --key "$work/key" --arbiter "file:$arb" \
+        --peer 10.77.0.2:7800 --key "$work/key" \
+        --arbiter "$(arbiter_spec a "$arb")" \
         --host-name hostA ${lag:+--lag-limit $lag}
 }
 

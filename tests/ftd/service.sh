@@ -10,6 +10,7 @@
 #     over: it stops on A and goes on on B where it left off;
 #   - a guest B has no section for, a config typo and an unknown command
 #     are refused with a message saying what is wrong.
+# ARBITER=etcd: the arbiter is an etcd on a third host (else a directory).
 # Without root or ip netns the test says so and exits 77.
 set -u
 
@@ -22,6 +23,7 @@ xlft=$build/bin/xl-ft
 dom0=$build/tests/ftvm-dom0
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "s" 10.79.0
+arbiter_up 10.79.9
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 chmod 600 "$work/key"
@@ -34,7 +36,7 @@ for h in A B; do
 host-name = host$h
 listen = $ip:7800
 key = $work/key
-arbiter = file:$work/arb
+arbiter = $(arbiter_spec $(echo $h | tr AB ab) "$work/arb")
 run-dir = $work/run$h
 ftvm = $ftvm
 
