@@ -11,7 +11,8 @@
  * descriptor (SCM_RIGHTS) to write or read the snapshot through.  A reply
  * is exactly sizeof(struct ftvm_ctl_rep) bytes; a successful RECORD or
  * REPLAY carries three descriptors, in this order: the ring (a memfd of
- * rep.ring_size bytes laid out as hvm/core/ft_abi.h says), the "up"
+ * rep.ring_size bytes laid out as hvm/core/ft_abi.h says, sealed with
+ * F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), the "up"
  * eventfd (ftvm signals dom0) and the "down" eventfd (dom0 signals ftvm).
  *
  * Versioning: FTVM_CTL_VERSION changes with any change to these

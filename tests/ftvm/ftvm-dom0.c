@@ -132,6 +132,12 @@ static struct xlft_ring start(struct xlft_ftvm *c, uint16_t op,
     char err[200];
 
     call(c, op, size, -1, &rep, fds);
+    /* ftd maps it for good: a ring ftvm can cut would kill ftd. */
+    if (!ftruncate(fds[0], FT_RING_HDR_SIZE))
+        die("ftvm passed a ring that can be cut: not sealed at its size");
+    if (errno != EPERM)
+        die("cutting the ring failed with %s, not EPERM as for a sealed "
+            "memfd", strerror(errno));
     if (xlft_ring_map(&r, fds, rep.ring_size, op == FTVM_OP_RECORD ?
                       FT_RING_RECORD : FT_RING_REPLAY, err, sizeof(err)))
         die("%s", err);
