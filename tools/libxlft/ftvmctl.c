@@ -281,6 +281,7 @@ const char *xlft_ftvm_state_name(uint32_t state)
     case FTVM_ST_PAUSED: return "paused";
     case FTVM_ST_RUNNING: return "running";
     case FTVM_ST_FAILED: return "failed";
+    case FTVM_ST_ENDED: return "ended";
     default: return "unknown";
     }
 }
