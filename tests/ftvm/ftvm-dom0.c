@@ -32,6 +32,7 @@
  *   recorded there and replayed here for S seconds; then the primary is
  *   stopped (or, with --kill, killed and the secondary told to go live;
  *   or, with --halt-secondary, the replaying secondary halted).
+ * Every ring ftvm passes must be sealed at its size: cutting it fails.
  * Exit status 0, or 1 with a message naming what failed.
  */
 #define _GNU_SOURCE
