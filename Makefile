@@ -232,6 +232,7 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 	sh tests/ftvm/divergence.sh $(BUILD)
 	sh tests/ftvm/net.sh $(BUILD)
 	sh tests/ftvm/snapshot.sh $(BUILD)
+	sh tests/ftvm/guestend.sh $(BUILD)
 	sh tests/ftvm/attached.sh $(BUILD)
 
 # ftd end to end: two hosts in network namespaces (root; 77: skipped).

@@ -4,10 +4,14 @@
  * acquire_resource pages and FT event channel are to the xen backend.
  * The ring lives in a memfd that ftd maps; two eventfds carry the
  * notifications of the ft_abi.h protocol, one each way.  ftvm owns the
- * ring and lays it out; ftd checks it before use.
+ * ring and lays it out; ftd checks it before use.  The memfd is sealed
+ * at its size before it leaves: ftd maps it for as long as the pair
+ * lives, and a file cut from under that mapping would kill ftd (SIGBUS)
+ * even when it is this ftvm, taken over by its guest, that cuts it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <string.h>
@@ -51,8 +55,9 @@ int ftvm_attach(struct ftvm *vm, uint32_t role, uint32_t data, int fds[3])
         return -EINVAL;
     }
     size = FT_RING_HDR_SIZE + data;
-    mfd = memfd_create("ftvm-ring", MFD_CLOEXEC);
-    if (mfd < 0 || ftruncate(mfd, size)) {
+    mfd = memfd_create("ftvm-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (mfd < 0 || ftruncate(mfd, size) ||
+        fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
         rc = -errno;
         goto fail;
     }

@@ -48,7 +48,7 @@ struct ftvm_ctl {
 static void status(struct ftvm *vm, struct ftvm_ctl_status *st, bool hash)
 {
     memset(st, 0, sizeof(*st));
-    st->state = vm->status ? FTVM_ST_FAILED :
+    st->state = vm->status ? FTVM_ST_FAILED : vm->end ? FTVM_ST_ENDED :
                 vm->paused ? FTVM_ST_PAUSED : FTVM_ST_RUNNING;
     st->mode = vm->mode == FTVM_RECORD ? FTVM_MODE_RECORD :
                vm->mode == FTVM_REPLAY ? FTVM_MODE_REPLAY : FTVM_MODE_LIVE;
@@ -58,8 +58,8 @@ static void status(struct ftvm *vm, struct ftvm_ctl_status *st, bool hash)
     st->hash = hash ? ftvm_state_hash(vm) : 0;
     st->halted = vm->halted;
     st->speed_pct = vm->speed_pct;
-    st->exit_status = vm->status;
-    if (vm->status)
+    st->exit_status = vm->status ? vm->status : ftvm_end_status(vm);
+    if (vm->status || vm->end)
         snprintf(st->why, sizeof(st->why), "%s", vm->why);
 }
 
@@ -67,7 +67,7 @@ static void status(struct ftvm *vm, struct ftvm_ctl_status *st, bool hash)
  * The log ends here: a progress mark and the state hash, as a standalone
  * recording ends, so the secondary stops exactly here and proves it.
  */
-static int end_log(struct ftvm *vm)
+int ftvm_end_log(struct ftvm *vm)
 {
     struct ft_log_rec r = { .kind = FT_K_PROGRESS, .pt = ftvm_point(vm) };
 
@@ -157,8 +157,8 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
     case FTVM_OP_STATUS:
         return 0;
     case FTVM_OP_STOP:
-        if (vm->mode == FTVM_RECORD && !vm->status && at_stop &&
-            end_log(vm))
+        if (vm->mode == FTVM_RECORD && !vm->status && !vm->log_closed &&
+            at_stop && ftvm_end_log(vm))
             return refuse(rep, -EIO, "%s", vm->why);
         /* An orderly end: what the gate holds goes out (a primary that
          * failed keeps it: no secondary may hold its record). */
@@ -188,7 +188,8 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
                       "for the %s ring; only status, golive, stop and halt "
                       "are served now", vm->mode == FTVM_RECORD ? "record"
                                                             : "replay");
-    if (vm->status && c->req.op != FTVM_OP_SAVE)
+    if ((vm->status && c->req.op != FTVM_OP_SAVE) ||
+        (vm->end && c->req.op != FTVM_OP_DISABLE))
         return refuse(rep, -EIO, "the guest has stopped for good: %s",
                       vm->why);
 
@@ -240,7 +241,7 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
         if (vm->mode != FTVM_RECORD)
             return refuse(rep, -EINVAL, "not recording (a secondary is "
                           "stopped or goes live, it is not disabled)");
-        if (end_log(vm))
+        if (!vm->log_closed && ftvm_end_log(vm))
             return refuse(rep, -EIO, "%s", vm->why);
         vm->mode = FTVM_FREE;
         ftvm_gate_end(vm);

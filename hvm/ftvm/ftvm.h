@@ -23,13 +23,17 @@
 #include "xlft_gate.h"
 #include "xlft_logfile.h"
 
-/* Exit statuses of `ftvm run`. */
-#define FTVM_EXIT_OK        0
+/* Exit statuses of ftvm (and exit_status in a control reply). */
+#define FTVM_EXIT_OK        0   /* done, or the guest powered off */
 #define FTVM_EXIT_ERROR     1
 #define FTVM_EXIT_USAGE     2
 #define FTVM_EXIT_DIVERGED  3
 #define FTVM_EXIT_BADLOG    4
 #define FTVM_EXIT_HALTED    FTVM_CTL_EXIT_HALTED    /* serve: HALT */
+#define FTVM_EXIT_HLT_CLI   6   /* the guest halted, interrupts disabled */
+
+/* How a guest stopped by itself, for good (not a failure of ftvm's). */
+enum ftvm_end { FTVM_END_NONE, FTVM_END_POWEROFF, FTVM_END_HLT_CLI };
 
 #define FTVM_LOAD_ADDR      0x100000u
 #define FTVM_GDT_ADDR       0x500u      /* boot GDT, below the image */
@@ -108,7 +112,8 @@ struct ftvm {
     bool halt_hit;              /* the hook stopped at a HLT */
     bool halted;
     int kick;                   /* stop the engine: timer, devices (on
-                                   the primary only) and signals */
+                                   the primary only), signals, control
+                                   requests and the guest's end */
     int stop_requested;         /* SIGINT/SIGTERM (atomic) */
 
     /* Devices. */
@@ -163,8 +168,10 @@ struct ftvm {
                                    is not hashed again and again */
 
     /* Why the run stopped, once it has. */
-    int status;                 /* FTVM_EXIT_* */
-    char why[512];
+    int status;                 /* FTVM_EXIT_* of a failure, else 0 */
+    enum ftvm_end end;          /* the guest's own end, if it has one */
+    bool log_closed;            /* serve: the log ended with the guest */
+    char why[512];              /* the failure, or the guest's end */
 };
 
 /* A guest word, as devices read their rings (0 outside RAM). */
@@ -189,6 +196,8 @@ bool ftvm_can_take(struct ftvm *vm);
 int ftvm_deliver(struct ftvm *vm, uint8_t vector);
 void ftvm_fail(struct ftvm *vm, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void ftvm_guest_end(struct ftvm *vm, enum ftvm_end end);
+int ftvm_end_status(const struct ftvm *vm);
 struct ft_point ftvm_point(struct ftvm *vm);
 bool ftvm_input(struct ftvm *vm, struct ft_log_rec *r);
 int ftvm_dma_in(struct ftvm *vm, uint32_t gpa, const void *data,
@@ -281,6 +290,7 @@ int ftvm_wait_ftd(struct ftvm *vm, int timeout_ms);
 int ftvm_ctl_open(struct ftvm *vm, const char *path);
 void ftvm_ctl_close(struct ftvm *vm);
 void ftvm_ctl_service(struct ftvm *vm, bool at_stop);
+int ftvm_end_log(struct ftvm *vm);
 void ftvm_go_live(struct ftvm *vm);
 
 /* selftest.c */

@@ -11,7 +11,8 @@
  * descriptor (SCM_RIGHTS) to write or read the snapshot through.  A reply
  * is exactly sizeof(struct ftvm_ctl_rep) bytes; a successful RECORD or
  * REPLAY carries three descriptors, in this order: the ring (a memfd of
- * rep.ring_size bytes laid out as hvm/core/ft_abi.h says), the "up"
+ * rep.ring_size bytes laid out as hvm/core/ft_abi.h says, sealed with
+ * F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), the "up"
  * eventfd (ftvm signals dom0) and the "down" eventfd (dom0 signals ftvm).
  *
  * Versioning: FTVM_CTL_VERSION changes with any change to these
@@ -19,7 +20,7 @@
  * another version is answered with error -EPROTONOSUPPORT and this
  * side's version, nothing else.  Version 2 added HALT: a client that
  * needs it is refused by an ftvm without it at its first request, not
- * when it comes to halt a copy.
+ * when it comes to halt a copy.  Version 3 added the state ENDED.
  */
 #ifndef FTVM_CTL_H
 #define FTVM_CTL_H
@@ -27,7 +28,7 @@
 #include <stdint.h>
 
 #define FTVM_CTL_MAGIC      0x4c544346u     /* "FCTL" in memory order */
-#define FTVM_CTL_VERSION    2u
+#define FTVM_CTL_VERSION    3u
 
 enum ftvm_ctl_op {
     FTVM_OP_STATUS = 1,     /* the reply's status, nothing else */
@@ -67,6 +68,9 @@ enum ftvm_ctl_state {
     FTVM_ST_RUNNING,
     FTVM_ST_FAILED,         /* stopped for good (a fault, a failed
                                replay, HALT): see exit_status, why */
+    FTVM_ST_ENDED,          /* the guest stopped by itself, for good:
+                               powered off (exit_status 0) or halted
+                               with interrupts disabled (6); see why */
 };
 
 enum ftvm_ctl_mode {
@@ -83,8 +87,9 @@ struct ftvm_ctl_status {
     uint64_t hash;          /* with FTVM_CTL_F_HASH, else 0 */
     uint32_t halted;        /* the vCPU waits in HLT */
     uint32_t speed_pct;     /* THROTTLE's setting, 100 when not slowed */
-    int32_t exit_status;    /* ftvm's exit status, FAILED only */
-    char why[512];          /* FAILED: what stopped it, NUL-terminated */
+    int32_t exit_status;    /* ftvm's exit status, FAILED, ENDED only */
+    char why[512];          /* FAILED, ENDED: what stopped it,
+                               NUL-terminated */
 };
 
 struct ftvm_ctl_rep {

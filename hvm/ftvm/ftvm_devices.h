@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ftvm_devices.h - where ftvm's disk and network card are and what their
- * registers are (DEVICES.md says what they do).  Shared by ftvm and by
+ * ftvm_devices.h - where ftvm's disk, network card and ACPI power
+ * control are and what their registers are (DEVICES.md says what they
+ * do).  Shared by ftvm and by
  * the guests' drivers, so the two sides cannot disagree; nothing here
  * needs any other header.
  */
@@ -33,5 +34,11 @@
 #define NIC_RX_KICK     0x24
 #define NIC_TX_KICK     0x28
 #define NIC_ID_VALUE    0x43494e58u     /* "XNIC" */
+
+/* ACPI PM1a control, at QEMU's pc machine's port: SLP_EN with SLP_TYP 0
+ * (soft off, S5) powers the guest off. */
+#define PM1A_CNT        0x604
+#define PM1_SLP_EN      (1u << 13)
+#define PM1_SLP_TYP(v)  (((v) >> 10) & 7u)
 
 #endif /* FTVM_DEVICES_H */

@@ -5,7 +5,8 @@
  * reach the device models on the primary and the secondary alike (their
  * side effects are part of the replayed state); which value a read
  * returns is decided by the caller: the device's on the primary, the
- * log's on the secondary.
+ * log's on the secondary.  The guest's power-off is a write like the
+ * others, and so happens at the same instruction on both.
  */
 #include "ftvm.h"
 
@@ -90,6 +91,21 @@ static uint8_t read8(struct ftvm *vm, uint16_t port)
     }
 }
 
+/* PM1a_CNT's high byte: SLP_EN with SLP_TYP 0 is soft off (S5). */
+static void pm1a_cnt_hi(struct ftvm *vm, uint8_t val)
+{
+    uint32_t v = (uint32_t)val << 8;
+
+    if (!(v & PM1_SLP_EN))
+        return;
+    if (PM1_SLP_TYP(v))
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "guest asked for ACPI sleep type "
+                  "%u at eip 0x%x: ftvm has soft off (SLP_TYP 0) only",
+                  PM1_SLP_TYP(v), vm->cur_eip);
+    else
+        ftvm_guest_end(vm, FTVM_END_POWEROFF);
+}
+
 static void write8(struct ftvm *vm, uint16_t port, uint8_t val)
 {
     switch (port) {
@@ -101,6 +117,9 @@ static void write8(struct ftvm *vm, uint16_t port, uint8_t val)
         break;
     case 0x40: case 0x41: case 0x42: case 0x43:
         pit_write(vm, port, val);
+        break;
+    case PM1A_CNT + 1:
+        pm1a_cnt_hi(vm, val);
         break;
     default:
         if (port >= UART && port < UART + 8)

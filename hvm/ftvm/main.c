@@ -32,8 +32,11 @@ static const char usage[] =
     "recording stopped.  Prints insns=<count> and state-hash=<hex>.\n"
     "serve runs the guest under the control socket that ftd drives\n"
     "(hvm/ftvm/CONTROL.md) until told to stop.\n"
-    "Exit status: 0 done, 1 error, 2 usage, 3 divergence, 4 bad log,\n"
-    "5 halted (serve).\n";
+    "A guest that powers off (ACPI, DEVICES.md) ends the run, as does\n"
+    "one that halts with interrupts disabled; a replay ends alike.\n"
+    "Exit status: 0 done (or the guest powered off), 1 error, 2 usage,\n"
+    "3 divergence, 4 bad log, 5 halted (serve), 6 the guest halted with\n"
+    "interrupts disabled.\n";
 
 static struct ftvm *volatile running;
 
@@ -114,6 +117,16 @@ static int start(struct ftvm *vm, uint64_t mem, const char *console)
         }
     }
     return 0;
+}
+
+/* A run that did not fail: where it ended, and its exit status. */
+static int ended(struct ftvm *vm)
+{
+    printf("insns=%" PRIu64 "\nstate-hash=%016" PRIx64 "\n", vm->count,
+           ftvm_state_hash(vm));
+    if (vm->end)
+        fprintf(stderr, "ftvm: %s\n", vm->why);
+    return ftvm_end_status(vm);
 }
 
 static int run(int argc, char **argv)
@@ -244,8 +257,13 @@ static int run(int argc, char **argv)
         ftvm_run(&vm, insns, millis);
     running = NULL;
     rc = ftvm_ft_finish(&vm);
-    if (!rc && save && ftvm_snapshot_save(&vm, save))
+    if (!rc && save && vm.end == FTVM_END_POWEROFF) {
+        snprintf(vm.why, sizeof(vm.why), "the guest has powered off: no "
+                 "state to go on from, nothing saved in %s", save);
         rc = vm.status = FTVM_EXIT_ERROR;
+    } else if (!rc && save && ftvm_snapshot_save(&vm, save)) {
+        rc = vm.status = FTVM_EXIT_ERROR;
+    }
     if (vm.console)
         fflush(vm.console);
     if (rc) {
@@ -255,8 +273,7 @@ static int run(int argc, char **argv)
                 " (not the guest image, command line or --mem it was "
                 "recorded with?)" : "");
     } else {
-        printf("insns=%" PRIu64 "\nstate-hash=%016" PRIx64 "\n", vm.count,
-               ftvm_state_hash(&vm));
+        rc = ended(&vm);
     }
 out:
     if (vm.console && vm.console != stdout)
@@ -368,8 +385,7 @@ static int serve(int argc, char **argv)
     if (rc)
         fprintf(stderr, "ftvm: %s\n", vm.why);
     else
-        printf("insns=%" PRIu64 "\nstate-hash=%016" PRIx64 "\n", vm.count,
-               ftvm_state_hash(&vm));
+        rc = ended(&vm);
 out:
     if (vm.console && vm.console != stdout)
         fclose(vm.console);

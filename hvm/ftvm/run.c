@@ -27,6 +27,15 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Halted with IF clear, a PC stops for good: only an NMI would wake it,
+ * and ftvm has none to give (Xen takes such a vCPU down).
+ */
+static bool halted_for_good(struct ftvm *vm)
+{
+    return vm->halted && !(ftvm_reg(vm, UC_X86_REG_EFLAGS) & EFL_IF);
+}
+
 /* The primary (recording or not): host time and devices drive it. */
 static enum step live_step(struct ftvm *vm, uint64_t insns,
                            uint64_t deadline)
@@ -34,6 +43,10 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
     uint64_t due;
     int v;
 
+    if (!vm->end && halted_for_good(vm))
+        ftvm_guest_end(vm, FTVM_END_HLT_CLI);
+    if (vm->end)
+        return STEP_DONE;
     if (insns && vm->count >= insns)
         return STEP_DONE;
     if (deadline && now_ns() >= deadline)
@@ -71,16 +84,9 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
     vm->watch_if = false;
     v = pic_pending(vm);
     if (v >= 0) {
-        bool if_on = ftvm_reg(vm, UC_X86_REG_EFLAGS) & EFL_IF;
         struct ft_log_rec r = { .pt = ftvm_point(vm) };
 
-        if (vm->halted && !if_on) {
-            /* HLT ends on a request even when it cannot be taken. */
-            r.kind = FT_K_HLT_WAKE;
-            if (!record_ok(vm, &r))
-                return STEP_FAIL;
-            vm->halted = false;
-        } else if (if_on && !ftvm_in_shadow(vm)) {
+        if (ftvm_can_take(vm)) {
             r.kind = FT_K_EXTINT;
             r.u.intr.vector = (uint8_t)v;
             if (!record_ok(vm, &r))
@@ -157,20 +163,26 @@ static enum step replay_async(struct ftvm *vm)
 {
     struct ft_point pt = ftvm_point(vm);
     struct ft_log_rec ev;
+    const char *where = NULL;
     int rc = ft_replay_async(&vm->rp, &pt, &ev, dma_write, vm);
 
     if (rc) {
         ftvm_ft_diverged(vm, rc);
         return STEP_FAIL;
     }
-    if ((ev.kind == FT_K_EXTINT && !ftvm_can_take(vm)) ||
-        (ev.kind == FT_K_HLT_WAKE && !vm->halted)) {
+    if (vm->end && ev.kind != FT_K_PROGRESS && ev.kind != FT_K_SYNC)
+        where = vm->end == FTVM_END_POWEROFF ? "has powered off"
+                : "has halted with interrupts disabled, for good";
+    else if (ev.kind == FT_K_EXTINT && !ftvm_can_take(vm))
+        where = "cannot take an interrupt";
+    else if (ev.kind == FT_K_HLT_WAKE && !vm->halted)
+        where = "is not halted";
+    if (where) {
         ftvm_fail(vm, FTVM_EXIT_DIVERGED, "divergence at record %llu: the "
-                  "log has %s at count=%llu, where the vCPU %s",
+                  "log has %s at count=%llu, where the %s %s",
                   (unsigned long long)ft_replay_seq(&vm->rp),
                   ft_log_kind_name(ev.kind), (unsigned long long)pt.count,
-                  ev.kind == FT_K_EXTINT ? "cannot take an interrupt"
-                                         : "is not halted");
+                  vm->end ? "guest" : "vCPU", where);
         return STEP_FAIL;
     }
     switch (ev.kind) {
@@ -223,11 +235,14 @@ static enum step replay_step(struct ftvm *vm)
         return STEP_FAIL;
     }
 
-    if (vm->halted || vm->count > next->pt.count) {
-        /* A halted vCPU can only wait for an event at this very point. */
+    if (!vm->end && halted_for_good(vm))
+        ftvm_guest_end(vm, FTVM_END_HLT_CLI);
+    if (vm->end || vm->halted || vm->count > next->pt.count) {
+        /* A halted vCPU can only wait for an event at this very point,
+         * and a guest that has ended runs no further either. */
         pt = ftvm_point(vm);
-        rc = vm->halted ? ft_replay_halted(&vm->rp, &pt)
-                        : ft_replay_overrun(&vm->rp, &pt);
+        rc = vm->end || vm->halted ? ft_replay_halted(&vm->rp, &pt)
+                                   : ft_replay_overrun(&vm->rp, &pt);
         if (rc) {
             ftvm_ft_diverged(vm, rc);
             return STEP_FAIL;
@@ -336,6 +351,28 @@ static void end_unasked(struct ftvm *vm)
 }
 
 /*
+ * Attached, the guest has ended by itself: a recording's log ends here in
+ * order, as STOP would end it, so that the secondary replays to the same
+ * end; what the gate holds leaves as ftd acknowledges it.  Then ftvm
+ * waits for ftd: the state is ENDED, with the end's exit status, until
+ * STOP, DISABLE or HALT.
+ */
+static void guest_gone(struct ftvm *vm)
+{
+    int rc;
+
+    if (vm->mode == FTVM_RECORD && !vm->log_closed) {
+        vm->log_closed = true;
+        if (ftvm_end_log(vm))
+            return;             /* failed: the status says why */
+    }
+    ftvm_gate_pump(vm);
+    rc = ftvm_wait_ftd(vm, 1000);
+    if (rc < 0)
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "waiting for ftd: %s", strerror(-rc));
+}
+
+/*
  * `ftvm serve`: run the guest under the control socket until STOP or
  * HALT (or a signal).  The vCPU serves control requests between
  * instructions; the primary's host timer runs throughout (a replay
@@ -365,6 +402,10 @@ int ftvm_serve(struct ftvm *vm)
         }
         if (vm->paused || vm->status) {
             wait_ctl(vm);
+            continue;
+        }
+        if (vm->end && vm->mode != FTVM_REPLAY) {
+            guest_gone(vm);
             continue;
         }
         if (vm->mode == FTVM_REPLAY) {

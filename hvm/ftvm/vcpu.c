@@ -55,6 +55,34 @@ void ftvm_fail(struct ftvm *vm, int status, const char *fmt, ...)
     uc_emu_stop(vm->uc);
 }
 
+/*
+ * The guest has stopped by itself, for good: an end, not a failure.  A
+ * recording gets its end as when its run is over, and the replay ends
+ * alike.  The engine stops before the next instruction, which is not
+ * counted.
+ */
+void ftvm_guest_end(struct ftvm *vm, enum ftvm_end end)
+{
+    if (vm->status || vm->end)
+        return;
+    vm->end = end;
+    if (end == FTVM_END_POWEROFF)
+        snprintf(vm->why, sizeof(vm->why), "guest powered off (ACPI "
+                 "PM1a_CNT) at instruction %llu",
+                 (unsigned long long)vm->count);
+    else
+        snprintf(vm->why, sizeof(vm->why), "guest halted with interrupts "
+                 "disabled at eip 0x%x (instruction %llu): nothing can "
+                 "wake it", ftvm_reg(vm, UC_X86_REG_EIP) - 1,
+                 (unsigned long long)vm->count);
+    __atomic_store_n(&vm->kick, 1, __ATOMIC_RELAXED);
+}
+
+int ftvm_end_status(const struct ftvm *vm)
+{
+    return vm->end == FTVM_END_HLT_CLI ? FTVM_EXIT_HLT_CLI : FTVM_EXIT_OK;
+}
+
 uint32_t ftvm_reg(struct ftvm *vm, int r)
 {
     uint32_t v = 0;

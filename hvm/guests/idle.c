@@ -4,7 +4,12 @@
  * on every tick, as a kernel's timer interrupt does.
  *   hz=N       timer rate (default 100)
  *   report=N   print a line every N ticks (default: once a second)
+ *   halt=N     after N ticks, halt with interrupts disabled, as a kernel
+ *              stops for good (`cli; hlt`)
+ *   poweroff=N after N ticks, power off through ACPI PM1a_CNT, as on
+ *              QEMU's pc machine
  */
+#include "ftvm_devices.h"
 #include "rt/rt.h"
 
 static volatile uint32_t ticks;
@@ -36,6 +41,8 @@ void guest_main(const char *cmdline)
 {
     uint32_t hz = arg_u32(cmdline, "hz", 100);
     uint32_t report = arg_u32(cmdline, "report", hz);
+    uint32_t halt = arg_u32(cmdline, "halt", 0);
+    uint32_t poweroff = arg_u32(cmdline, "poweroff", 0);
     uint32_t next = report;
 
     puts_uart("idle: timer at ");
@@ -53,6 +60,17 @@ void guest_main(const char *cmdline)
             put_hex64(last_tsc);
             puts_uart("\n");
             next += report;
+        }
+        if (halt && ticks >= halt) {
+            puts_uart("idle: halting with interrupts disabled\n");
+            for (;;)
+                __asm__ volatile("cli; hlt");
+        }
+        if (poweroff && ticks >= poweroff) {
+            puts_uart("idle: powering off\n");
+            outw(PM1A_CNT, PM1_SLP_EN);     /* SLP_TYP 0: soft off */
+            puts_uart("idle: still running after the power-off\n");
+            poweroff = 0;
         }
     }
 }

@@ -8,8 +8,9 @@
 # an orderly STOP only, never on HALT, a failure, a signal or a client
 # that went away; a secondary made by save/restore and fed ring to ring
 # ends where the primary ends, or goes live when the primary is killed;
-# the disk is opened for durable writes; bad requests are refused with a
-# reason.
+# a guest that powers off or halts with interrupts disabled ends the log
+# in order, on both sides alike; the disk is opened for durable writes;
+# bad requests are refused with a reason.
 set -u
 
 build=${1:?usage: attached.sh BUILD}
@@ -324,6 +325,58 @@ the primary's state ($(grep moved= "$work/d.out"))"
     ended s >/dev/null
 done
 
+# 4a. A guest that stops by itself while recording (ACPI power-off, or
+# `cli; hlt`): ftvm ends the log in order there and reports ENDED with
+# the end's status; the guest's last output leaves once acknowledged;
+# the log replays standalone to the same end, and a secondary fed ring
+# to ring ends there too.
+for how in poweroff:0 halt:6; do
+    arg=${how%:*} want=${how#*:}
+    if serve p --guest "$idle" --timer-hz 100 --cmdline "$arg=10" --paused &&
+       d0 "$work/p.sock" record "$work/log4a" --seconds 1 >"$work/d.out" \
+           2>"$work/d.err" && [ "$(ended p)" = "$want" ]; then
+        timeout -k 5 60 "$ftvm" run --guest "$idle" \
+            --cmdline "$arg=10 hz=100" --replay "$work/log4a" \
+            --console "$work/r.con" >"$work/r.out" 2>"$work/r.err"
+        rc=$?
+        if grep -q "^end: state=ended mode=record .* exit=$want " \
+               "$work/d.out" && [ "$rc" = "$want" ] &&
+           cmp -s "$work/p.out" "$work/r.out" &&
+           cmp -s "$work/p.con" "$work/r.con" &&
+           grep -q "^idle: \(powering off\|halting\)" "$work/p.con"; then
+            ok "$arg while recording: ended, exit $want, the log ends in \
+order and replays alike ($(grep '^why=' "$work/d.out"))"
+        else
+            bad "$arg while recording: replay exit $rc: $(cat "$work/d.out" \
+"$work/p.out" "$work/r.out" "$work/r.err")"
+        fi
+    else
+        bad "$arg while recording: exit $(cat "$work/p.rc" 2>/dev/null): \
+$(cat "$work/d.out" "$work/d.err" "$work/p.err")"
+        d0 "$work/p.sock" stop >/dev/null 2>&1
+    fi
+    ended p >/dev/null
+done
+if serve p --guest "$idle" --timer-hz 100 --cmdline poweroff=10 --paused &&
+   serve s --incoming &&
+   d0 pair "$work/p.sock" "$work/s.sock" --seconds 1 >"$work/d.out" \
+       2>"$work/d.err" &&
+   d0 "$work/s.sock" stop >/dev/null 2>&1 &&
+   [ "$(ended p)" = 0 ] && [ "$(ended s)" = 0 ] &&
+   grep -q "^secondary: state=ended mode=replay" "$work/d.out" &&
+   cmp -s "$work/p.out" "$work/s.out" && cmp -s "$work/p.con" "$work/s.con"
+then
+    ok "poweroff in a pair: the secondary ends where the primary did \
+($(head -1 "$work/s.out"))"
+else
+    bad "poweroff in a pair: $(cat "$work/d.out" "$work/d.err" \
+"$work/p.err" "$work/s.err")"
+    d0 "$work/p.sock" stop >/dev/null 2>&1
+    d0 "$work/s.sock" stop >/dev/null 2>&1
+fi
+ended p >/dev/null
+ended s >/dev/null
+
 # 4b. Save and restore through the control socket keep the whole state,
 # a guest halted in HLT included: the copy hashes as the original.
 if serve p --guest "$idle" --timer-hz 100 && serve s --incoming &&
@@ -466,14 +519,16 @@ sock=$work/p.sock
 # magic FCTL, version 9, op STATUS, 8 bytes of zeros
 expect "another protocol version" "version 9" "$sock" raw \
     4643544c090001000000000000000000
-# version 1: a client from before HALT
-expect "the version before HALT" "version 1, this ftvm speaks version 2" \
+# version 1: a client from before HALT; 2: from before ENDED
+expect "the version before HALT" "version 1, this ftvm speaks version 3" \
     "$sock" raw 4643544c010001000000000000000000
+expect "the version before ENDED" "version 2, this ftvm speaks version 3" \
+    "$sock" raw 4643544c020001000000000000000000
 expect "a short request" "request of 4 bytes" "$sock" raw 4643544c
 expect "an unknown operation" "unknown operation 77" "$sock" raw \
-    4643544c02004d000000000000000000
+    4643544c03004d000000000000000000
 expect "a request with no magic" "not an ftvm control" "$sock" raw \
-    00000000020001000000000000000000
+    00000000030001000000000000000000
 expect "unpause with no guest" "restore one first" "$sock" unpause
 expect "golive while not replaying" "not replaying" "$sock" golive
 expect "disable while not recording" "not recording" "$sock" disable

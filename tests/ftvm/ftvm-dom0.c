@@ -32,6 +32,7 @@
  *   recorded there and replayed here for S seconds; then the primary is
  *   stopped (or, with --kill, killed and the secondary told to go live;
  *   or, with --halt-secondary, the replaying secondary halted).
+ * Every ring ftvm passes must be sealed at its size: cutting it fails.
  * Exit status 0, or 1 with a message naming what failed.
  */
 #define _GNU_SOURCE
@@ -132,6 +133,12 @@ static struct xlft_ring start(struct xlft_ftvm *c, uint16_t op,
     char err[200];
 
     call(c, op, size, -1, &rep, fds);
+    /* ftd maps it for good: a ring ftvm can cut would kill ftd. */
+    if (!ftruncate(fds[0], FT_RING_HDR_SIZE))
+        die("ftvm passed a ring that can be cut: not sealed at its size");
+    if (errno != EPERM)
+        die("cutting the ring failed with %s, not EPERM as for a sealed "
+            "memfd", strerror(errno));
     if (xlft_ring_map(&r, fds, rep.ring_size, op == FTVM_OP_RECORD ?
                       FT_RING_RECORD : FT_RING_REPLAY, err, sizeof(err)))
         die("%s", err);

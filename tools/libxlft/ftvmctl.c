@@ -5,11 +5,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -166,6 +168,42 @@ int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
     return xlft_ftvm_recv(c, rep, fds);
 }
 
+/* The seals a ring must carry: its size fixed for good. */
+#define RING_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+
+/*
+ * Whether the memfd of a ring of 'size' bytes can be mapped for good: a
+ * file that its owner could cut after the mapping would kill this
+ * process with SIGBUS at its next look into the ring, and ftvm is the
+ * guest's (taken over, it is the guest).  0, or -EPERM or -EPROTO.
+ */
+static int ring_fixed(int fd, uint32_t size, char *err, size_t errlen)
+{
+    int seals = fcntl(fd, F_GET_SEALS);
+    struct stat st;
+
+    if (seals < 0 || (seals & RING_SEALS) != RING_SEALS) {
+        snprintf(err, errlen, "refused the ring ftvm passed: %s (it must "
+                 "be a memfd sealed with F_SEAL_SHRINK, F_SEAL_GROW and "
+                 "F_SEAL_SEAL, or ftvm could cut it from under this "
+                 "mapping)", seals < 0 ? "it cannot be sealed" :
+                 "it is not sealed against resizing");
+        return -EPERM;
+    }
+    if (fstat(fd, &st)) {
+        snprintf(err, errlen, "refused the ring ftvm passed: fstat: %s",
+                 strerror(errno));
+        return -EPROTO;
+    }
+    if (st.st_size != (off_t)size) {
+        snprintf(err, errlen, "refused the ring ftvm passed: it is %lld "
+                 "bytes, not the %u ftvm said", (long long)st.st_size,
+                 size);
+        return -EPROTO;
+    }
+    return 0;
+}
+
 int xlft_ring_map(struct xlft_ring *r, const int fds[3], uint32_t size,
                   uint32_t role, char *err, size_t errlen)
 {
@@ -175,6 +213,12 @@ int xlft_ring_map(struct xlft_ring *r, const int fds[3], uint32_t size,
     r->up_fd = fds[1];
     r->down_fd = fds[2];
     r->size = size;
+    rc = ring_fixed(fds[0], size, err, errlen);
+    if (rc) {
+        close(fds[0]);
+        xlft_ring_unmap(r);
+        return rc;
+    }
     r->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
     close(fds[0]);
     if (r->mem == MAP_FAILED) {
@@ -237,6 +281,7 @@ const char *xlft_ftvm_state_name(uint32_t state)
     case FTVM_ST_PAUSED: return "paused";
     case FTVM_ST_RUNNING: return "running";
     case FTVM_ST_FAILED: return "failed";
+    case FTVM_ST_ENDED: return "ended";
     default: return "unknown";
     }
 }

@@ -41,6 +41,11 @@ static inline uint8_t inb(uint16_t port)
     return v;
 }
 
+static inline void outw(uint16_t port, uint16_t v)
+{
+    __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
 static inline void outl(uint16_t port, uint32_t v)
 {
     __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));

@@ -58,7 +58,10 @@ struct xlft_ring {
 
 /*
  * Map the ring of fds[] (closing the memfd; the eventfds move into 'r').
- * -EPROTO or -EPROTONOSUPPORT if it is not a ring of 'role' and version.
+ * -EPERM if the memfd is not sealed at its size (F_SEAL_SHRINK,
+ * F_SEAL_GROW, F_SEAL_SEAL), -EPROTO if it is not 'size' bytes, or not a
+ * ring of 'role', -EPROTONOSUPPORT if not of this version.  Nothing is
+ * mapped then, and the eventfds are closed.
  */
 int xlft_ring_map(struct xlft_ring *r, const int fds[3], uint32_t size,
                   uint32_t role, char *err, size_t errlen);
