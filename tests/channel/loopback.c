@@ -11,6 +11,7 @@
  *   and ACKs; it stops reading until the primary's queue is full, so
  *   back-pressure is reached and nothing may be lost; both queues stay
  *   within their bounds throughout; SHUTDOWN, then an orderly close.
+ * - both sockets with TCP keepalive and a user timeout (~10 s);
  * - the same with encryption disabled;
  * - a different key on each side: both ends down, "different key" said;
  * - raw peers writing bytes by hand: a version 2 HELLO, a version 1
@@ -24,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -371,6 +373,31 @@ static void run(const char *what, int downs)
     event_free(dl);
 }
 
+/*
+ * Every channel's socket has TCP keepalive and a user timeout set, so
+ * that a peer gone silent (its host dead, its packets dropped, its FIN
+ * lost) is noticed within ~10 s even when no frame flows.
+ */
+static void check_keepalive(const char *name, int fd)
+{
+    int on = 0, idle = 0, intvl = 0, cnt = 0;
+    unsigned int ut = 0;
+    socklen_t n = sizeof(int);
+
+    CHECK(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, &n) == 0);
+    CHECK(getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, &n) == 0);
+    CHECK(getsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, &n) == 0);
+    CHECK(getsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, &n) == 0);
+    CHECK(getsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, &n) == 0);
+    if (!on || idle <= 0 || intvl <= 0 || cnt <= 0 ||
+        idle + intvl * cnt > 12 || !ut || ut > 12000)
+        die("%s: keepalive %d, idle %d s, interval %d s, %d probes, user "
+            "timeout %u ms: a silent peer is not noticed within ~10 s",
+            name, on, idle, intvl, cnt, ut);
+    printf("chan-loopback: %s: keepalive after %d s, %d probes %d s "
+           "apart, user timeout %u ms\n", name, idle, cnt, intvl, ut);
+}
+
 static void stream(const char *what, uint8_t enc, const struct log *log,
                    bool pause)
 {
@@ -386,6 +413,8 @@ static void stream(const char *what, uint8_t enc, const struct log *log,
     s.pause_once = pause;
     start(&p);
     start(&s);
+    check_keepalive("primary", fds[0]);
+    check_keepalive("secondary", fds[1]);
     run(what, 2);
     if (p.err || s.err)
         die("%s: primary: %d %s; secondary: %d %s", what, p.err, p.why,
