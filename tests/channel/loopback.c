@@ -12,6 +12,8 @@
  *   back-pressure is reached and nothing may be lost; both queues stay
  *   within their bounds throughout; SHUTDOWN, then an orderly close.
  * - both sockets with TCP keepalive and a user timeout (~10 s);
+ * - a peer gone silent (its packets dropped) while no frame flows: the
+ *   channel ends within ~10 s;
  * - the same with encryption disabled;
  * - a different key on each side: both ends down, "different key" said;
  * - raw peers writing bytes by hand: a version 2 HELLO, a version 1
@@ -24,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -36,6 +39,7 @@
 #include <unistd.h>
 
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <event2/event.h>
 
 #include "ft_log.h"
@@ -143,6 +147,9 @@ struct end {
     uint64_t echo;
     bool pause_once;        /* pause after the first frame */
     bool paused;
+    /* either */
+    bool deaf;              /* once up, every packet to it is dropped */
+    uint64_t down_ns;       /* when on_down came */
 };
 
 static struct event_base *base;
@@ -176,6 +183,7 @@ static void on_down(struct xlft_chan *c, int err, const char *why,
 
     CHECK(!e->down);
     e->down = true;
+    e->down_ns = now_ns();
     e->err = err;
     snprintf(e->why, sizeof(e->why), "%s", why);
     xlft_chan_free(c);
@@ -247,12 +255,28 @@ static void send_ack(struct end *e)
     e->ack_pending = false;
 }
 
+/*
+ * Drop every packet that reaches 'fd' from now on, before TCP sees it,
+ * as a firewall dropping the peer's packets would: no data, no ACK, no
+ * FIN, no reset get through.
+ */
+static void go_deaf(int fd)
+{
+    struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+    struct sock_fprog prog = { .len = 1, .filter = &none };
+
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+                     sizeof(prog)) == 0);
+}
+
 static void on_up(struct xlft_chan *c, void *arg)
 {
     struct end *e = arg;
 
     (void)c;
     e->up = true;
+    if (e->deaf)
+        go_deaf(e->cfg.fd);
     if (e == pri)
         pump(e);
 }
@@ -429,6 +453,43 @@ static void stream(const char *what, uint8_t enc, const struct log *log,
            log->len, p.frames, p.eagain);
 }
 
+/*
+ * A peer gone silent while no frame flows: once up, the primary hears
+ * nothing more from the secondary (its packets dropped, its FIN lost).
+ * TCP keepalive and the user timeout end the primary's channel within
+ * ~10 s, with an error; the secondary's then ends on the reset that
+ * follows.
+ */
+static void silent_peer_up(void)
+{
+    struct end p, s;
+    uint64_t t0, t_p, t_s;
+    int fds[2];
+
+    tcp_pair(fds);
+    pri = NULL;             /* neither sends a frame */
+    sec = NULL;
+    end_init(&p, "primary", fds[0], true, key_a, XLFT_ENC_REQUIRED);
+    end_init(&s, "secondary", fds[1], false, key_a, XLFT_ENC_REQUIRED);
+    p.deaf = true;
+    start(&p);
+    start(&s);
+    t0 = now_ns();
+    run("silent peer, no frames flowing", 2);
+    t_p = p.down_ns - t0;
+    t_s = s.down_ns - t0;
+    if (!p.up || !s.up || !p.err || !s.err)
+        die("silent peer: up %d/%d, primary %d \"%s\", secondary %d "
+            "\"%s\"", p.up, s.up, p.err, p.why, s.err, s.why);
+    if (t_p > 15000000000ull)
+        die("silent peer: the primary's channel ended after %" PRIu64
+            " ms, not within ~10 s", t_p / 1000000);
+    printf("chan-loopback: silent peer, no frames flowing: the primary's "
+           "channel ended after %" PRIu64 " ms (\"%s\"), the secondary's "
+           "after %" PRIu64 " ms (\"%s\")\n", t_p / 1000000, p.why,
+           t_s / 1000000, s.why);
+}
+
 static void wrong_key(void)
 {
     struct end p, s;
@@ -534,6 +595,7 @@ int main(void)
     stream("stream, encrypted, secondary held back", XLFT_ENC_REQUIRED,
            &big, true);
     stream("stream, encryption disabled", XLFT_ENC_DISABLED, &small, false);
+    silent_peer_up();
     wrong_key();
 
     n = hello(b, 2, 2, 2, XLFT_ROLE_PRIMARY);
