@@ -320,7 +320,10 @@ static int spawn_copy(void *arg, const char *name, char *sock, size_t len,
         setsid();
         dup2(logfd, 1);
         dup2(logfd, 2);
-        dup2(confd, 3);
+        if (confd == 3)
+            fcntl(3, F_SETFD, 0);   /* dup2 would leave it close-on-exec */
+        else
+            dup2(confd, 3);
         execvp(argv[0], (char *const *)argv);
         dprintf(2, "ftd: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
