@@ -52,7 +52,7 @@ refused() {
     ip netns exec "$a" timeout -k 5 10 "$ftd" --config "$work/A.conf" \
         >"$work/out" 2>&1
     rc=$?
-    if [ $rc = 1 ] && grep -q "$2" "$work/out" &&
+    if [ $rc = 1 ] && grep -qF "$2" "$work/out" &&
        grep -q "$3" "$work/out"; then
         ok "$1: refused: $(cat "$work/out")"
     else
@@ -124,10 +124,12 @@ a_idle() { xa ft-disable vm1 | grep -q "not protected from this host"; }
 until_true 200 a_idle || bad "A kept a pair of vm1: $(xa ft-status)"
 rm "$work/runB/vm1.console"
 if xa ft-enable vm1 10.75.0.2 >"$work/x" 2>&1 &&
-   until_true 400 status_has xb "pair=vm1 role=secondary state=protected"
+   until_true 400 status_has xb "pair=vm1 role=secondary state=protected" &&
+   until_true 400 grep -q "ticks" "$work/runB/vm1.console"
 then
-    ok "with the link removed the guest is protected, its console a file \
-in the run-dir: $(stat -c '%F %a' "$work/runB/vm1.console")"
+    ok "with the link removed the guest is protected, the copy's console \
+written to its file in the run-dir ($(stat -c '%F, mode %a' \
+"$work/runB/vm1.console"): $(head -n 1 "$work/runB/vm1.console"))"
 else
     bad "after the link was removed: $(xa ft-status; xb ft-status; \
 cat "$work/x" "$work/ftdB.err")"
