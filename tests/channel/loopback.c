@@ -12,8 +12,8 @@
  *   back-pressure is reached and nothing may be lost; both queues stay
  *   within their bounds throughout; SHUTDOWN, then an orderly close.
  * - both sockets with TCP keepalive and a user timeout (~10 s);
- * - a peer gone silent (its packets dropped) while no frame flows: the
- *   channel ends within ~10 s;
+ * - a peer unheard once up (its packets dropped) while no frame flows:
+ *   the channel ends within ~10 s;
  * - the same with encryption disabled;
  * - a different key on each side: both ends down, "different key" said;
  * - raw peers writing bytes by hand: a version 2 HELLO, a version 1
@@ -460,7 +460,7 @@ static void stream(const char *what, uint8_t enc, const struct log *log,
  * ~10 s, with an error; the secondary's then ends on the reset that
  * follows.
  */
-static void silent_peer_up(void)
+static void unheard_peer(void)
 {
     struct end p, s;
     uint64_t t0, t_p, t_s;
@@ -475,19 +475,19 @@ static void silent_peer_up(void)
     start(&p);
     start(&s);
     t0 = now_ns();
-    run("silent peer, no frames flowing", 2);
+    run("peer unheard once up, no frame flowing", 2);
     t_p = p.down_ns - t0;
     t_s = s.down_ns - t0;
     if (!p.up || !s.up || !p.err || !s.err)
-        die("silent peer: up %d/%d, primary %d \"%s\", secondary %d "
+        die("peer unheard: up %d/%d, primary %d \"%s\", secondary %d "
             "\"%s\"", p.up, s.up, p.err, p.why, s.err, s.why);
     if (t_p > 15000000000ull)
-        die("silent peer: the primary's channel ended after %" PRIu64
+        die("peer unheard: the primary's channel ended after %" PRIu64
             " ms, not within ~10 s", t_p / 1000000);
-    printf("chan-loopback: silent peer, no frames flowing: the primary's "
-           "channel ended after %" PRIu64 " ms (\"%s\"), the secondary's "
-           "after %" PRIu64 " ms (\"%s\")\n", t_p / 1000000, p.why,
-           t_s / 1000000, s.why);
+    printf("chan-loopback: peer unheard once up, no frame flowing: the "
+           "primary's channel ended after %" PRIu64 " ms (\"%s\"), the "
+           "secondary's after %" PRIu64 " ms (\"%s\")\n", t_p / 1000000,
+           p.why, t_s / 1000000, s.why);
 }
 
 static void wrong_key(void)
@@ -595,7 +595,7 @@ int main(void)
     stream("stream, encrypted, secondary held back", XLFT_ENC_REQUIRED,
            &big, true);
     stream("stream, encryption disabled", XLFT_ENC_DISABLED, &small, false);
-    silent_peer_up();
+    unheard_peer();
     wrong_key();
 
     n = hello(b, 2, 2, 2, XLFT_ROLE_PRIMARY);
