@@ -532,12 +532,14 @@ static void *ctl_main(void *arg)
 
 /*
  * Listen on 'path'.  A socket left there by an ftvm that died is
- * replaced; one that answers is another ftvm's, and an error.
+ * replaced; one that answers is another ftvm's, and an error; anything
+ * else there (a symbolic link, a file) is not ours to remove.
  */
 int ftvm_ctl_open(struct ftvm *vm, const char *path)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     struct ftvm_ctl *c;
+    struct stat st;
     mode_t old;
     int fd, rc;
 
@@ -545,6 +547,13 @@ int ftvm_ctl_open(struct ftvm *vm, const char *path)
         snprintf(vm->why, sizeof(vm->why), "control socket path too long "
                  "(at most %zu bytes): %s", sizeof(sa.sun_path) - 1, path);
         return -ENAMETOOLONG;
+    }
+    if (!lstat(path, &st) && !S_ISSOCK(st.st_mode)) {
+        snprintf(vm->why, sizeof(vm->why), "control socket %s is %s, not "
+                 "a socket: not used, not removed", path,
+                 S_ISLNK(st.st_mode) ? "a symbolic link" :
+                 S_ISREG(st.st_mode) ? "a regular file" : "another file");
+        return -EEXIST;
     }
     strcpy(sa.sun_path, path);
     fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);

@@ -11,6 +11,9 @@
  *   and ACKs; it stops reading until the primary's queue is full, so
  *   back-pressure is reached and nothing may be lost; both queues stay
  *   within their bounds throughout; SHUTDOWN, then an orderly close.
+ * - both sockets with TCP keepalive and a user timeout (~10 s);
+ * - a peer unheard once up (its packets dropped) while no frame flows:
+ *   the channel ends within ~10 s;
  * - the same with encryption disabled;
  * - a different key on each side: both ends down, "different key" said;
  * - raw peers writing bytes by hand: a version 2 HELLO, a version 1
@@ -23,7 +26,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +39,7 @@
 #include <unistd.h>
 
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <event2/event.h>
 
 #include "ft_log.h"
@@ -141,6 +147,9 @@ struct end {
     uint64_t echo;
     bool pause_once;        /* pause after the first frame */
     bool paused;
+    /* either */
+    bool deaf;              /* once up, every packet to it is dropped */
+    uint64_t down_ns;       /* when on_down came */
 };
 
 static struct event_base *base;
@@ -174,6 +183,7 @@ static void on_down(struct xlft_chan *c, int err, const char *why,
 
     CHECK(!e->down);
     e->down = true;
+    e->down_ns = now_ns();
     e->err = err;
     snprintf(e->why, sizeof(e->why), "%s", why);
     xlft_chan_free(c);
@@ -245,12 +255,28 @@ static void send_ack(struct end *e)
     e->ack_pending = false;
 }
 
+/*
+ * Drop every packet that reaches 'fd' from now on, before TCP sees it,
+ * as a firewall dropping the peer's packets would: no data, no ACK, no
+ * FIN, no reset get through.
+ */
+static void go_deaf(int fd)
+{
+    struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+    struct sock_fprog prog = { .len = 1, .filter = &none };
+
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+                     sizeof(prog)) == 0);
+}
+
 static void on_up(struct xlft_chan *c, void *arg)
 {
     struct end *e = arg;
 
     (void)c;
     e->up = true;
+    if (e->deaf)
+        go_deaf(e->cfg.fd);
     if (e == pri)
         pump(e);
 }
@@ -371,6 +397,31 @@ static void run(const char *what, int downs)
     event_free(dl);
 }
 
+/*
+ * Every channel's socket has TCP keepalive and a user timeout set, so
+ * that a peer gone silent (its host dead, its packets dropped, its FIN
+ * lost) is noticed within ~10 s even when no frame flows.
+ */
+static void check_keepalive(const char *name, int fd)
+{
+    int on = 0, idle = 0, intvl = 0, cnt = 0;
+    unsigned int ut = 0;
+    socklen_t n = sizeof(int);
+
+    CHECK(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, &n) == 0);
+    CHECK(getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, &n) == 0);
+    CHECK(getsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, &n) == 0);
+    CHECK(getsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, &n) == 0);
+    CHECK(getsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, &n) == 0);
+    if (!on || idle <= 0 || intvl <= 0 || cnt <= 0 ||
+        idle + intvl * cnt > 12 || !ut || ut > 12000)
+        die("%s: keepalive %d, idle %d s, interval %d s, %d probes, user "
+            "timeout %u ms: a silent peer is not noticed within ~10 s",
+            name, on, idle, intvl, cnt, ut);
+    printf("chan-loopback: %s: keepalive after %d s, %d probes %d s "
+           "apart, user timeout %u ms\n", name, idle, cnt, intvl, ut);
+}
+
 static void stream(const char *what, uint8_t enc, const struct log *log,
                    bool pause)
 {
@@ -386,6 +437,8 @@ static void stream(const char *what, uint8_t enc, const struct log *log,
     s.pause_once = pause;
     start(&p);
     start(&s);
+    check_keepalive("primary", fds[0]);
+    check_keepalive("secondary", fds[1]);
     run(what, 2);
     if (p.err || s.err)
         die("%s: primary: %d %s; secondary: %d %s", what, p.err, p.why,
@@ -398,6 +451,43 @@ static void stream(const char *what, uint8_t enc, const struct log *log,
     printf("chan-loopback: %s: %u records (%zu bytes) in %u LOG frames, "
            "%u full queues, all acked, orderly close\n", what, log->n,
            log->len, p.frames, p.eagain);
+}
+
+/*
+ * A peer gone silent while no frame flows: once up, the primary hears
+ * nothing more from the secondary (its packets dropped, its FIN lost).
+ * TCP keepalive and the user timeout end the primary's channel within
+ * ~10 s, with an error; the secondary's then ends on the reset that
+ * follows.
+ */
+static void unheard_peer(void)
+{
+    struct end p, s;
+    uint64_t t0, t_p, t_s;
+    int fds[2];
+
+    tcp_pair(fds);
+    pri = NULL;             /* neither sends a frame */
+    sec = NULL;
+    end_init(&p, "primary", fds[0], true, key_a, XLFT_ENC_REQUIRED);
+    end_init(&s, "secondary", fds[1], false, key_a, XLFT_ENC_REQUIRED);
+    p.deaf = true;
+    start(&p);
+    start(&s);
+    t0 = now_ns();
+    run("peer unheard once up, no frame flowing", 2);
+    t_p = p.down_ns - t0;
+    t_s = s.down_ns - t0;
+    if (!p.up || !s.up || !p.err || !s.err)
+        die("peer unheard: up %d/%d, primary %d \"%s\", secondary %d "
+            "\"%s\"", p.up, s.up, p.err, p.why, s.err, s.why);
+    if (t_p > 15000000000ull)
+        die("peer unheard: the primary's channel ended after %" PRIu64
+            " ms, not within ~10 s", t_p / 1000000);
+    printf("chan-loopback: peer unheard once up, no frame flowing: the "
+           "primary's channel ended after %" PRIu64 " ms (\"%s\"), the "
+           "secondary's after %" PRIu64 " ms (\"%s\")\n", t_p / 1000000,
+           p.why, t_s / 1000000, s.why);
 }
 
 static void wrong_key(void)
@@ -505,6 +595,7 @@ int main(void)
     stream("stream, encrypted, secondary held back", XLFT_ENC_REQUIRED,
            &big, true);
     stream("stream, encryption disabled", XLFT_ENC_DISABLED, &small, false);
+    unheard_peer();
     wrong_key();
 
     n = hello(b, 2, 2, 2, XLFT_ROLE_PRIMARY);

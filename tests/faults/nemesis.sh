@@ -112,7 +112,8 @@ up() {
         ip -n $E link set e$h up
         i=$((i + 1))
     done
-    mkdir "$work/disk" "$work/arb" "$work/runA" "$work/runB"
+    mkdir "$work/disk" "$work/arb"
+    mkdir -m 0700 "$work/runA" "$work/runB"
     mount -t tmpfs -o size=2m xenft-faults "$work/disk" || return 1
     truncate -s 1M "$work/disk/kv.img"
     head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"

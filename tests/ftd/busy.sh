@@ -48,7 +48,8 @@ printf '127.0.0.1 localhost\n10.76.0.2 hostb.test\n' >"$etcns/hosts"
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 chmod 600 "$work/key"
-mkdir -p "$work/arb" "$work/runA" "$work/runB"
+mkdir -p "$work/arb"
+mkdir -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
 for h in A B; do
     ip=10.76.0.1
     [ $h = B ] && ip=10.76.0.2

@@ -27,7 +27,8 @@ arbiter_up 10.79.9
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 chmod 600 "$work/key"
-mkdir -p "$work/arb" "$work/runA" "$work/runB"
+mkdir -p "$work/arb"
+mkdir -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
 for h in A B; do
     ip=10.79.0.1
     [ $h = B ] && ip=10.79.0.2

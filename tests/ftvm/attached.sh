@@ -10,7 +10,8 @@
 # ends where the primary ends, or goes live when the primary is killed;
 # a guest that powers off or halts with interrupts disabled ends the log
 # in order, on both sides alike; the disk is opened for durable writes;
-# bad requests are refused with a reason.
+# bad requests are refused with a reason, and so is a control path that
+# holds a file or a symbolic link (left there, not removed).
 set -u
 
 build=${1:?usage: attached.sh BUILD}
@@ -556,6 +557,23 @@ elif grep -q "in use by another ftvm" "$work/x"; then
 else
     bad "socket in use: $(cat "$work/x")"
 fi
+# Anything but a socket at the control path is refused and left there.
+echo "not a socket" >"$work/plain.sock"
+ln -s "$work/plain.sock" "$work/link.sock"
+for f in plain link; do
+    if timeout -k 5 20 "$ftvm" serve --control "$work/$f.sock" \
+            --incoming 2>"$work/x"; then
+        bad "ftvm served on $f.sock, not a socket"
+    elif grep -q "is a .*, not a socket: not used, not removed" \
+            "$work/x" && [ -L "$work/link.sock" ] &&
+         [ "$(cat "$work/plain.sock")" = "not a socket" ]; then
+        ok "a control path that is $(sed 's/.* is \(a [a-z ]*\),.*/\1/' \
+"$work/x") refused and left there"
+    else
+        bad "control path $f.sock: $(cat "$work/x"); now: \
+$(ls -l "$work/$f.sock" 2>&1)"
+    fi
+done
 if d0 "$sock" status >"$work/x" 2>&1 && grep -q "state=paused" "$work/x"
 then
     ok "the server is still up and paused after the refusals"

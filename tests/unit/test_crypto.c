@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "xlft_crypto.h"
@@ -664,6 +665,58 @@ static void test_key_file(void)
     key_refused("space", text, 0600, -EINVAL, "is not a hex digit");
     ASSERT_RC(xlft_key_load("/tmp", key, msg, sizeof(msg)), -EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "not a regular file"));
+    key_refused("exec", hex, 0700, -EPERM, "mode 0700");
+}
+
+/*
+ * A key file that is a symbolic link (even to a good key), belongs to
+ * another user, or is a FIFO no one writes is refused, and at once.
+ */
+static void test_key_file_hostile(void)
+{
+    static const char hex[] = "00112233445566778899aabbccddeeff"
+                              "0F1E2D3C4B5A69788796A5B4C3D2E1F0";
+    uint8_t key[XLFT_KEY_SIZE];
+    char path[128];             /* the same in a child (not getpid) */
+    int status = -1;
+    pid_t pid;
+
+    CU_ASSERT_FATAL(write_key("target", hex, 0600) == 0);
+    snprintf(path, sizeof(path), "%s", key_path("target"));
+    unlink(key_path("link"));
+    CU_ASSERT_FATAL(symlink(path, key_path("link")) == 0);
+    msg[0] = '\0';
+    ASSERT_RC(xlft_key_load(key_path("link"), key, msg, sizeof(msg)),
+              -ELOOP);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "symbolic link"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, key_path("link")));
+    unlink(key_path("link"));
+
+    /* Another owner: only root can give a file away. */
+    if (geteuid() == 0) {
+        CU_ASSERT_FATAL(chown(path, 65534, 65534) == 0);
+        msg[0] = '\0';
+        ASSERT_RC(xlft_key_load(path, key, msg, sizeof(msg)), -EPERM);
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "owned by uid 65534"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, path));
+    } else {
+        printf("\n  (another owner not tried: needs root to chown) ");
+    }
+    unlink(path);
+
+    snprintf(path, sizeof(path), "%s", key_path("fifo"));
+    unlink(path);
+    CU_ASSERT_FATAL(mkfifo(path, 0600) == 0);
+    pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        alarm(5);               /* a load that waits for a writer: fail */
+        _exit(xlft_key_load(path, key, msg, sizeof(msg)) == -EINVAL &&
+              strstr(msg, "not a regular file") ? 0 : 1);
+    }
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    unlink(path);
 }
 
 /* A responder serving any pair takes the initiator's pair id. */
@@ -718,4 +771,6 @@ void register_crypto_tests(void)
     CU_add_test(s, "frames out of turn are refused", test_out_of_turn);
     CU_add_test(s, "key files: good, missing, loose, short, long, bad",
                 test_key_file);
+    CU_add_test(s, "key files: a symlink, another owner, a FIFO refused",
+                test_key_file_hostile);
 }

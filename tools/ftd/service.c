@@ -147,10 +147,71 @@ static struct reprotect *reprotect_of(struct service *s, const char *name,
     return spare;
 }
 
-static void guest_sock(const struct service *s, const char *name, char *buf,
-                       size_t len)
+/*
+ * A socket's path in the run directory: nothing there, or a socket.  A
+ * symbolic link would take a connect elsewhere, and anything else is
+ * not ours to remove.
+ */
+static int sock_path_ok(const char *path, char *why, size_t len)
+{
+    struct stat st;
+    int err;
+
+    if (lstat(path, &st)) {
+        err = errno;
+        if (err == ENOENT)
+            return 0;
+        snprintf(why, len, "%s: %s", path, strerror(err));
+        return -err;
+    }
+    if (S_ISSOCK(st.st_mode))
+        return 0;
+    snprintf(why, len, "%s is %s, not a socket: not used, not removed",
+             path, S_ISLNK(st.st_mode) ? "a symbolic link" :
+                   S_ISREG(st.st_mode) ? "a regular file" :
+                   S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+    return -EEXIST;
+}
+
+static int guest_sock(const struct service *s, const char *name, char *buf,
+                      size_t len, char *why, size_t whylen)
 {
     snprintf(buf, len, "%s/%s.sock", s->cfg->run_dir, name);
+    return sock_path_ok(buf, why, whylen);
+}
+
+/*
+ * A file in the run directory for a guest's copy: written by ftd or its
+ * ftvm, as root, so never through a symbolic link, never a FIFO (which
+ * would block) or a device, nor a file with another name elsewhere.
+ */
+static int open_run_file(const char *path, int flags, char *why,
+                         size_t len)
+{
+    struct stat st;
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+                  O_CLOEXEC | flags, 0600);
+    int err;
+
+    if (fd < 0) {
+        err = errno;
+        if (err == ELOOP)
+            snprintf(why, len, "%s is a symbolic link: not followed",
+                     path);
+        else
+            snprintf(why, len, "cannot write %s: %s", path,
+                     strerror(err));
+        return -err;
+    }
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        snprintf(why, len, "%s is not a regular file of its own (a FIFO, a "
+                 "device, or a hard link): not written", path);
+        close(fd);
+        return -EINVAL;
+    }
+    /* Only the opening was not to wait; the guest's writes may. */
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
 }
 
 static void on_pair_end(void *arg, int err, const char *why)
@@ -230,7 +291,7 @@ static int spawn_copy(void *arg, const char *name, char *sock, size_t len,
     char console[300], log[300], mem[16];
     struct xlft_ftvm *probe;
     const char *argv[16];
-    int n = 0, logfd;
+    int n = 0, rc, logfd = -1, confd = -1;
     pid_t pid;
 
     if (!g) {
@@ -238,7 +299,9 @@ static int spawn_copy(void *arg, const char *name, char *sock, size_t len,
                  "to ft.conf)", name);
         return -ENOENT;
     }
-    guest_sock(s, name, sock, len);
+    rc = guest_sock(s, name, sock, len, why, whylen);
+    if (rc)
+        return rc;
     if (!xlft_ftvm_open(&probe, sock, why, whylen)) {
         xlft_ftvm_close(probe);
         snprintf(why, whylen, "a guest %s already runs here", name);
@@ -253,8 +316,9 @@ static int spawn_copy(void *arg, const char *name, char *sock, size_t len,
     argv[n++] = "--incoming";
     argv[n++] = "--control";
     argv[n++] = sock;
+    /* The console file opened here, and ftvm given that very file. */
     argv[n++] = "--console";
-    argv[n++] = console;
+    argv[n++] = "/dev/fd/3";
     if (g->disk[0]) {
         argv[n++] = "--disk";
         argv[n++] = g->disk;
@@ -268,29 +332,48 @@ static int spawn_copy(void *arg, const char *name, char *sock, size_t len,
         argv[n++] = mem;
     }
     argv[n] = NULL;
-    logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    logfd = open_run_file(log, O_APPEND, why, whylen);
     if (logfd < 0) {
-        snprintf(why, whylen, "cannot write %s: %s", log, strerror(errno));
-        return -errno;
+        rc = logfd;
+        goto out;
+    }
+    confd = open_run_file(console, 0, why, whylen);
+    if (confd < 0) {
+        rc = confd;
+        goto out;
+    }
+    if (ftruncate(confd, 0)) {
+        rc = -errno;
+        snprintf(why, whylen, "cannot empty %s: %s", console,
+                 strerror(errno));
+        goto out;
     }
     pid = fork();
     if (pid < 0) {
-        close(logfd);
+        rc = -EAGAIN;
         snprintf(why, whylen, "cannot start ftvm: %s", strerror(errno));
-        return -EAGAIN;
+        goto out;
     }
     if (pid == 0) {
         /* The guest outlives this ftd. */
         setsid();
         dup2(logfd, 1);
         dup2(logfd, 2);
+        if (confd == 3)
+            fcntl(3, F_SETFD, 0);   /* dup2 would leave it close-on-exec */
+        else
+            dup2(confd, 3);
         execvp(argv[0], (char *const *)argv);
         dprintf(2, "ftd: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
-    close(logfd);
     note("guest %s: copy starting under ftvm (pid %d)", name, (int)pid);
-    return 0;
+out:
+    if (logfd >= 0)
+        close(logfd);
+    if (confd >= 0)
+        close(confd);
+    return rc;
 }
 
 static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
@@ -412,7 +495,7 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
     struct service *s = sl->svc;
     struct reprotect *r = reprotect_of(s, sl->name, false);
     struct client *c = sl->waiter;
-    bool again = sl->again;
+    bool again = sl->again, xen = !strcmp(s->cfg->backend, "xen");
     char sock[300], why[300];
     struct pair_cfg pc;
     int rc = -ECONNREFUSED;
@@ -421,13 +504,19 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
     sl->waiter = NULL;
     sl->again = false;
     snprintf(why, sizeof(why), "%s", dial_why);
+    if (fd >= 0 && !xen) {
+        rc = guest_sock(s, sl->name, sock, sizeof(sock), why, sizeof(why));
+        if (rc) {
+            close(fd);
+            fd = -1;
+        }
+    }
     if (fd >= 0) {
-        guest_sock(s, sl->name, sock, sizeof(sock));
         fill_pair_cfg(s, &pc, sl);
         pc.role = PAIR_PRIMARY;
         pc.name = sl->name;
         /* A Xen guest is its domain's name. */
-        pc.guest = strcmp(s->cfg->backend, "xen") ? sock : sl->name;
+        pc.guest = xen ? sl->name : sock;
         pc.fd = fd;
         pc.peer = sl->peer;
         rc = pair_start(&sl->pair, &pc, why, sizeof(why));
@@ -835,6 +924,8 @@ static int listen_unix(const char *path, char *why, size_t len)
         snprintf(why, len, "control socket path too long: %s", path);
         return -1;
     }
+    if (sock_path_ok(path, why, len))
+        return -1;
     strcpy(sa.sun_path, path);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -844,6 +935,7 @@ static int listen_unix(const char *path, char *why, size_t len)
         close(fd);
         return -1;
     }
+    /* A socket no one listens on: left by an ftd that died. */
     if (errno == ECONNREFUSED)
         unlink(path);
     old = umask(077);
@@ -859,22 +951,68 @@ fail:
     return -1;
 }
 
+/*
+ * The run directory holds the control socket and the copies' sockets,
+ * consoles and logs, which ftd (root) opens, connects to and hands to
+ * xl-ft: whoever may write in it could make ftd write elsewhere or
+ * answer its commands.  So it is a directory itself (not a symbolic
+ * link), owned by the user ftd runs as, and written by no one else.
+ */
+static int run_dir_ok(const char *dir, char *why, size_t len)
+{
+    struct stat st;
+    int err;
+
+    if (mkdir(dir, 0700) && errno != EEXIST) {
+        err = errno;
+        snprintf(why, len, "run-dir %s: cannot create it: %s", dir,
+                 strerror(err));
+        return -err;
+    }
+    if (lstat(dir, &st)) {
+        err = errno;
+        snprintf(why, len, "run-dir %s: %s", dir, strerror(err));
+        return -err;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(why, len, "run-dir %s is a symbolic link; name the "
+                 "directory itself", dir);
+        return -ELOOP;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, len, "run-dir %s is not a directory", dir);
+        return -ENOTDIR;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(why, len, "run-dir %s is owned by uid %u, not by uid %u "
+                 "that ftd runs as", dir, (unsigned int)st.st_uid,
+                 (unsigned int)geteuid());
+        return -EPERM;
+    }
+    if (st.st_mode & 022) {
+        snprintf(why, len, "run-dir %s has mode %04o: group or others may "
+                 "write in it (make it 0700)", dir,
+                 (unsigned int)(st.st_mode & 07777));
+        return -EPERM;
+    }
+    return 0;
+}
+
 int service_run(const struct ftd_config *cfg, struct event_base *base,
                 char *why, size_t len)
 {
     static struct service svc;
     struct service *s = &svc;
     struct timeval tv = { 1, 0 };
+    int rc;
 
     memset(s, 0, sizeof(*s));
     s->cfg = cfg;
     s->base = base;
     s->lfd = s->cfd = -1;
-    if (mkdir(cfg->run_dir, 0700) && errno != EEXIST) {
-        snprintf(why, len, "cannot create %s: %s", cfg->run_dir,
-                 strerror(errno));
-        return -errno;
-    }
+    rc = run_dir_ok(cfg->run_dir, why, len);
+    if (rc)
+        return rc;
     if (xlft_key_load(cfg->key, s->key, why, len))
         return -EINVAL;
     snprintf(s->ctl_path, sizeof(s->ctl_path), "%s/ftd.sock", cfg->run_dir);

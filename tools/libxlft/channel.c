@@ -36,6 +36,17 @@
 #define LINGER_MS            1000u
 #define WHY_MAX              320u
 #define READ_MAX             (256u << 10)
+/*
+ * A peer whose host died, or whose packets are dropped, sends nothing,
+ * not even its FIN: TCP would keep the connection for hours when no
+ * data flows, for some fifteen minutes of retransmissions when it does.
+ * Probes after 2 s of silence, 2 s apart, 4 of them; and data (or a
+ * shut window) unacknowledged for 10 s ends it too.  Both ~10 s.
+ */
+#define KEEPIDLE_S           2
+#define KEEPINTVL_S          2
+#define KEEPCNT              4
+#define USER_TIMEOUT_MS      10000u
 
 enum cstate {
     C_HANDSHAKE,
@@ -76,6 +87,34 @@ static void log_line(struct xlft_chan *c, const char *text)
         c->cfg.log(c->cfg.arg, line);
     else
         fprintf(stderr, "xlft: %s\n", line);
+}
+
+/* TCP keepalive and a user timeout on the channel's socket (WIRE.md). */
+static int keepalive(int fd, char *msg, size_t msglen)
+{
+    static const struct {
+        int level, name, value;
+        const char *text;
+    } opt[] = {
+        { SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE" },
+        { IPPROTO_TCP, TCP_KEEPIDLE, KEEPIDLE_S, "TCP_KEEPIDLE" },
+        { IPPROTO_TCP, TCP_KEEPINTVL, KEEPINTVL_S, "TCP_KEEPINTVL" },
+        { IPPROTO_TCP, TCP_KEEPCNT, KEEPCNT, "TCP_KEEPCNT" },
+        { IPPROTO_TCP, TCP_USER_TIMEOUT, USER_TIMEOUT_MS,
+          "TCP_USER_TIMEOUT" },
+    };
+    int err;
+
+    for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
+        if (!setsockopt(fd, opt[i].level, opt[i].name, &opt[i].value,
+                        sizeof(opt[i].value)))
+            continue;
+        err = errno;
+        xlft_say(msg, msglen, "channel: cannot set %s on its socket: %s "
+            "(a channel is a TCP connection)", opt[i].text, strerror(err));
+        return -err;
+    }
+    return 0;
 }
 
 /*
@@ -419,6 +458,11 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
     evutil_make_socket_nonblocking(cfg->fd);
     /* ACKs hold the primary's output: they must not wait for Nagle. */
     setsockopt(cfg->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    rc = keepalive(cfg->fd, msg, msglen);
+    if (rc) {
+        close(cfg->fd);
+        goto fail;
+    }
     c->bev = bufferevent_socket_new(cfg->base, cfg->fd, 0);
     if (!c->bev) {
         close(cfg->fd);

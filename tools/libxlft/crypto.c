@@ -81,7 +81,17 @@ int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
     size_t got = 0;
     int fd, err = 0;
 
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /*
+     * Not through a symbolic link, which whoever can write its directory
+     * may point anywhere; and not waiting for a writer of a FIFO.
+     */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
+              O_NONBLOCK);
+    if (fd < 0 && errno == ELOOP) {
+        xlft_say(msg, msglen, "key file %s is a symbolic link; name the "
+            "file itself", path);
+        return -ELOOP;
+    }
     if (fd < 0) {
         err = errno;
         xlft_say(msg, msglen, "key file %s: %s", path, strerror(err));
@@ -97,9 +107,17 @@ int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
         err = EINVAL;
         goto out;
     }
-    if (st.st_mode & 077) {
-        xlft_say(msg, msglen, "key file %s may be read or written by group or "
-            "others (mode %04o); make it mode 0600", path,
+    /* Root's, or ours when not root (tests, a non-root daemon). */
+    if (st.st_uid != 0 && st.st_uid != geteuid()) {
+        xlft_say(msg, msglen, "key file %s is owned by uid %u; it must be "
+            "root's (or uid %u's, which this runs as)", path,
+            (unsigned int)st.st_uid, (unsigned int)geteuid());
+        err = EPERM;
+        goto out;
+    }
+    if ((st.st_mode & 07777) != 0600 && (st.st_mode & 07777) != 0400) {
+        xlft_say(msg, msglen, "key file %s has mode %04o; make it mode 0600 "
+            "or 0400 (read by its owner only)", path,
             (unsigned int)(st.st_mode & 07777));
         err = EPERM;
         goto out;

@@ -39,7 +39,7 @@ echo "error=$(xenstore-read /libxl/1/ft/error)"
 xenstore-rm /libxl/1/ft
 # The same through the services.
 for h in A B; do
-    mkdir -p /tmp/run$h
+    mkdir -p -m 0700 /tmp/run$h
     cat > /tmp/ft$h.conf <<EOC
 host-name = host$h
 listen = 127.0.0.1:78$([ $h = A ] && echo 10 || echo 11)

@@ -59,8 +59,9 @@ struct xlft_chan_cfg {
 };
 
 /*
- * Set up the channel on cfg->fd; an initiator sends its HELLO at once.
- * On failure the socket is closed.
+ * Set up the channel on cfg->fd, a TCP socket, with keepalive and a user
+ * timeout (WIRE.md, "The connection"); an initiator sends its HELLO at
+ * once.  On failure the socket is closed.
  */
 int xlft_chan_new(struct xlft_chan **c, const struct xlft_chan_cfg *cfg,
                   char *msg, size_t msglen);

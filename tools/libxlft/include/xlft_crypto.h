@@ -40,9 +40,10 @@
 
 /*
  * Read a pre-shared key file (WIRE.md, "The key file": 64 hex digits and
- * an optional newline, mode 0600 or stricter).  -ENOENT, -EACCES, ...
- * if it cannot be read, -EPERM if group or others may read or write it,
- * -EINVAL if its contents are not a key.
+ * an optional newline; a regular file owned by root or the caller's
+ * euid, mode 0600 or 0400).  -ENOENT, -EACCES, ... if it cannot be read,
+ * -ELOOP if the path is a symbolic link, -EPERM for another owner or
+ * mode, -EINVAL if it is not a regular file or its contents not a key.
  */
 int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
                   char *msg, size_t msglen);
