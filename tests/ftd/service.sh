@@ -161,7 +161,9 @@ if xa ft-enable vm4 10.79.0.2 >"$work/x" &&
    until_true 400 sh -c "[ \$(grep -c 'vm4.*32 MiB guest' \
        '$work/ftdB1.err') -ge 2 ]" &&
    ! grep -q "a guest vm4 already runs here" "$work/ftdB1.err" &&
-   "$dom0" "$work/runA/vm4.sock" status | grep -q "state=running"; then
+   until_true 200 sh -c "'$dom0' '$work/runA/vm4.sock' status |
+       grep -q state=running"; then
+    # (running between the attempts, paused for a moment by each save)
     ok "a failed copy is stopped on B: the next one is tried afresh \
 ($(failures) failed, none refused for a leftover)"
 else
