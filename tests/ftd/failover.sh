@@ -23,49 +23,11 @@ dom0=$build/tests/ftvm-dom0
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "" 10.77.0
 arbiter_up 10.77.9
+. "$(dirname "$0")/../lib/ftd.sh"
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/other.key"
 chmod 600 "$work/key" "$work/other.key"
-
-# inns NS NAME CMD...: CMD in namespace NS, in the background, bounded;
-# output in $work/NAME.out and .err, exit status in $work/NAME.rc.
-inns() {
-    ns=$1 n=$2
-    shift 2
-    rm -f "$work/$n.rc"
-    (ip netns exec "$ns" timeout -k 5 120 "$@" >"$work/$n.out" \
-        2>"$work/$n.err"; echo $? >"$work/$n.rc") &
-}
-
-# waitfor TEXT FILE: until FILE holds TEXT, 20 s at most.
-waitfor() {
-    i=0
-    while ! grep -q "$1" "$2" 2>/dev/null; do
-        i=$((i + 1))
-        [ $i -ge 400 ] && return 1
-        sleep 0.05      # polling a log file, bounded
-    done
-}
-
-ended() {           # the exit status of NAME, 30 s at most
-    i=0
-    while [ ! -s "$work/$1.rc" ] && [ $i -lt 600 ]; do
-        i=$((i + 1))
-        sleep 0.05
-    done
-    cat "$work/$1.rc" 2>/dev/null || echo none
-}
-
-# answers SOCKET: until the ftvm there answers, 10 s at most.
-answers() {
-    i=0
-    until "$dom0" "$1" status >/dev/null 2>&1; do
-        i=$((i + 1))
-        [ $i -ge 200 ] && return 1
-        sleep 0.05
-    done
-}
 
 # pair ROUND [SECONDARY-KEY [LAG-LIMIT-US]]: guests and ftds on both
 # hosts, protected.

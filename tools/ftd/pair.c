@@ -41,11 +41,6 @@ static const char *const state_names[] = {
     "halted", "ended",
 };
 
-const char *pair_state_name(enum state st)
-{
-    return state_names[st];
-}
-
 uint64_t pair_now_ns(void)
 {
     struct timespec ts;

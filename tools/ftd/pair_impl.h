@@ -150,7 +150,6 @@ int pair_send(struct pair *p, const struct xlft_msg *m);
 bool pair_map_ring(struct pair *p, enum guest_op op);
 /* The peer is lost (or must be given up): the arbiter decides. */
 void pair_peer_lost(struct pair *p, const char *why);
-const char *pair_state_name(enum state st);
 
 /* pair_primary.c */
 void primary_up(struct pair *p);
