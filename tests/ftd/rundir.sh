@@ -3,9 +3,10 @@
 #
 # rundir.sh BUILD - ftd (root) trusts nothing in its run-dir that someone
 # else could have put there:
-#   - a run-dir of mode 0777, one owned by nobody, and a symbolic link to
-#     a good directory are refused at start, naming the path and what is
-#     wrong;
+#   - a run-dir of mode 0777, one owned by nobody, a symbolic link to a
+#     good directory, and good ones inside a directory of mode 0777 or
+#     one owned by nobody are refused at start, naming the path and
+#     what is wrong;
 #   - a regular file where the control socket goes is refused and left
 #     there, not removed;
 #   - on the secondary host, a guest's console path that is a symbolic
@@ -68,6 +69,11 @@ ln -s "$work/real" "$work/link"
 refused "run-dir of mode 0777" "$work/loose" "mode 0777"
 refused "run-dir owned by nobody" "$work/theirs" "owned by uid 65534"
 refused "run-dir a symlink to a directory" "$work/link" "symbolic link"
+mkdir -m 0700 "$work/loose/rd" "$work/theirs/rd"
+refused "run-dir in a directory of mode 0777" "$work/loose/rd" \
+    "above it has mode 0777"
+refused "run-dir in a directory owned by nobody" "$work/theirs/rd" \
+    "above it is owned by uid 65534"
 
 mkdir -m 0700 "$work/sockfile"
 echo "not a socket" >"$work/sockfile/ftd.sock"

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +99,51 @@ static void test_unreachable(void)
     CU_ASSERT(rc < 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "unreachable"));
     CU_ASSERT_STRING_EQUAL(holder, "");
+    xlft_arbiter_close(a);
+}
+
+/* spec for DIR under the suite's directory, made with MODE. */
+static void loose_dir(char *out, size_t len, const char *name, mode_t mode)
+{
+    snprintf(out, len, "%s/%s", dir, name);
+    CU_ASSERT_EQUAL_FATAL(mkdir(out, 0755), 0);
+    CU_ASSERT_EQUAL_FATAL(chmod(out, mode), 0);
+}
+
+/*
+ * A directory that others may write in (or replace) could hold a claim
+ * put there before ours: refused at open, and at a claim if it became so
+ * after the open; never a grant.
+ */
+static void test_loose_dir(void)
+{
+    struct xlft_arbiter *a;
+    char d[256], s[300], err[512], holder[80];
+
+    loose_dir(d, sizeof(d), "open", 0777);
+    snprintf(s, sizeof(s), "file:%s", d);
+    ASSERT_RC(xlft_arbiter_open(&a, s, "dom5", err, sizeof(err)), -EPERM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "mode 0777"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, d));
+
+    loose_dir(d, sizeof(d), "parent", 0777);
+    snprintf(s, sizeof(s), "file:%s/arb", d);
+    CU_ASSERT_EQUAL_FATAL(mkdir(s + 5, 0700), 0);
+    ASSERT_RC(xlft_arbiter_open(&a, s, "dom5", err, sizeof(err)), -EPERM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "above it"));
+
+    snprintf(d, sizeof(d), "%s/link", dir);
+    CU_ASSERT_EQUAL_FATAL(symlink(dir, d), 0);
+    snprintf(s, sizeof(s), "file:%s", d);
+    ASSERT_RC(xlft_arbiter_open(&a, s, "dom5", err, sizeof(err)), -ELOOP);
+
+    loose_dir(d, sizeof(d), "later", 0755);
+    snprintf(s, sizeof(s), "file:%s", d);
+    ASSERT_RC(xlft_arbiter_open(&a, s, "dom5", err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(chmod(d, 0777), 0);
+    ASSERT_RC(xlft_arbiter_claim(a, 1, "hostA", holder, sizeof(holder), err,
+                                 sizeof(err)), -EPERM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "mode 0777"));
     xlft_arbiter_close(a);
 }
 
@@ -200,5 +246,7 @@ void register_arbiter_tests(void)
     CU_add_test(s, "unreachable storage is never a grant",
                 test_unreachable);
     CU_add_test(s, "a damaged claim is an error", test_damaged_claim);
+    CU_add_test(s, "a directory others may write is refused",
+                test_loose_dir);
     CU_add_test(s, "two processes race for 1000 generations", test_race);
 }

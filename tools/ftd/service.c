@@ -37,6 +37,7 @@
 #include "service.h"
 #include "xlft_crypto.h"
 #include "xlft_ftvm.h"
+#include "xlft_path.h"
 
 #define PAIRS_MAX   FTD_GUESTS_MAX
 /*
@@ -954,48 +955,19 @@ fail:
 /*
  * The run directory holds the control socket and the copies' sockets,
  * consoles and logs, which ftd (root) opens, connects to and hands to
- * xl-ft: whoever may write in it could make ftd write elsewhere or
- * answer its commands.  So it is a directory itself (not a symbolic
- * link), owned by the user ftd runs as, and written by no one else.
+ * xl-ft: whoever may write in it, or replace it, could make ftd write
+ * elsewhere or answer its commands (xlft_path.h says what is checked).
  */
 static int run_dir_ok(const char *dir, char *why, size_t len)
 {
-    struct stat st;
-    int err;
-
     if (mkdir(dir, 0700) && errno != EEXIST) {
-        err = errno;
+        int err = errno;
+
         snprintf(why, len, "run-dir %s: cannot create it: %s", dir,
                  strerror(err));
         return -err;
     }
-    if (lstat(dir, &st)) {
-        err = errno;
-        snprintf(why, len, "run-dir %s: %s", dir, strerror(err));
-        return -err;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        snprintf(why, len, "run-dir %s is a symbolic link; name the "
-                 "directory itself", dir);
-        return -ELOOP;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        snprintf(why, len, "run-dir %s is not a directory", dir);
-        return -ENOTDIR;
-    }
-    if (st.st_uid != geteuid()) {
-        snprintf(why, len, "run-dir %s is owned by uid %u, not by uid %u "
-                 "that ftd runs as", dir, (unsigned int)st.st_uid,
-                 (unsigned int)geteuid());
-        return -EPERM;
-    }
-    if (st.st_mode & 022) {
-        snprintf(why, len, "run-dir %s has mode %04o: group or others may "
-                 "write in it (make it 0700)", dir,
-                 (unsigned int)(st.st_mode & 07777));
-        return -EPERM;
-    }
-    return 0;
+    return xlft_dir_trusted("run-dir", dir, XLFT_DIR_OWNED, why, len);
 }
 
 int service_run(const struct ftd_config *cfg, struct event_base *base,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "xlft_arbiter.h"
+#include "xlft_path.h"
 #include "arbiter_impl.h"
 
 struct file_arb {
@@ -27,15 +28,32 @@ struct file_arb {
     char pair[XLFT_ARB_NAME_MAX + 1];
 };
 
+/*
+ * Whoever may write in the directory may win every claim (a claim file
+ * put there first is a claim won), so one that others may change is
+ * refused.  Its owner is not checked: a file server may map it.  Storage
+ * out of reach is not a refusal here: claims say it is unreachable.
+ */
+static int dir_distrusted(const char *dir, char *err, size_t errlen)
+{
+    int rc = xlft_dir_trusted("arbiter directory", dir, 0, err, errlen);
+
+    return rc == -EPERM || rc == -ELOOP || rc == -ENOTDIR ? rc : 0;
+}
+
 static int file_open(void **priv, const char *arg, const char *pair,
                      char *err, size_t errlen)
 {
     struct file_arb *a;
+    int rc;
 
     if (strlen(arg) >= sizeof(a->dir) - XLFT_ARB_NAME_MAX - 64) {
         snprintf(err, errlen, "arbiter directory name too long");
         return -EINVAL;
     }
+    rc = dir_distrusted(arg, err, errlen);
+    if (rc)
+        return rc;
     a = calloc(1, sizeof(*a));
     if (!a) {
         snprintf(err, errlen, "out of memory");
@@ -118,6 +136,9 @@ static int file_claim(void *priv, uint64_t gen, const char *me,
     snprintf(tmp, sizeof(tmp), "%s/.%s.%" PRIu64 ".%s.%ld", a->dir, a->pair,
              gen, me, (long)getpid());
 
+    rc = dir_distrusted(a->dir, err, errlen);
+    if (rc)
+        return rc;
     rc = write_private(tmp, me);
     if (rc) {
         snprintf(err, errlen, "arbiter %s unreachable: cannot write %s: %s",
