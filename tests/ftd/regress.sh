@@ -11,7 +11,10 @@
 #   3. ftd stopped (SIGTERM) on a protected primary halts its guest and
 #      the secondary goes live: never both copies running;
 #   4. the primary's host cut off while the copy is made: the primary's
-#      guest runs on (it was paused for the copy), unprotected.
+#      guest runs on (it was paused for the copy), unprotected;
+#   5. a primary's ftvm that takes requests and never answers (stopped,
+#      as one its guest had taken over might be): ftd gives up on it at
+#      the deadline, saying so, instead of waiting for good.
 # Two hosts in network namespaces made here.  Without root or ip netns
 # the test says so and exits 77.
 set -u
@@ -29,10 +32,11 @@ hosts_up "r" 10.81.0
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 chmod 600 "$work/key"
 
-# pair ROUND GUEST-ARGS SECONDARY-ARGS [FTD-SECONDARY-ARGS]: a guest on
-# host a protected by a secondary on host b.
+# pair ROUND GUEST-ARGS SECONDARY-ARGS [FTD-SECONDARY-ARGS [HOOK]]: a
+# guest on host a protected by a secondary on host b (HOOK run just
+# before the primary's ftd starts).
 pair() {
-    r=$1 gargs=$2 sargs=$3 fargs=${4:-}
+    r=$1 gargs=$2 sargs=$3 fargs=${4:-} hook=${5:-true}
     mkdir -p "$work/arb.$r"
     # shellcheck disable=SC2086 # word splitting of the argument lists
     inns "$a" gp$r "$ftvm" serve --control "$work/p$r.sock" $gargs \
@@ -46,6 +50,7 @@ pair() {
         --listen 10.81.0.2:7800 --key "$work/key" \
         --arbiter "file:$work/arb.$r" --host-name hostB $fargs
     waitfor "listening" "$work/fs$r.out" || return 1
+    $hook
     inns "$a" fp$r "$ftd" primary --pair rg$r --guest "$work/p$r.sock" \
         --peer 10.81.0.2:7800 --key "$work/key" \
         --arbiter "file:$work/arb.$r" --host-name hostA
@@ -171,5 +176,25 @@ else
     bad "protecting a large guest: $(cat "$work/fp4.err" "$work/fs4.err" \
         2>/dev/null)"
 fi
+
+# 5. The primary's ftvm stopped before ftd asks it anything: ftd ends,
+# naming the request it gave up on, within the 10 s deadline and the
+# 30 s that 'ended' waits.
+stop_gp5() {
+    kill -STOP "$(pidof_cmd "$ftvm serve --control $work/p5.sock")"
+}
+if pair 5 "--guest $build/guests/idle.bin" "" "" stop_gp5; then
+    if [ "$(ended fp5)" = 1 ] && grep -q "did not answer" "$work/fp5.err"
+    then
+        ok "a silent ftvm given up on: $(grep -m1 -o 'did not answer.*' \
+"$work/fp5.err")"
+    else
+        bad "a silent ftvm: exit $(cat "$work/fp5.rc" 2>/dev/null): \
+$(cat "$work/fp5.err")"
+    fi
+else
+    bad "setting up case 5: $(cat "$work/fs5.err" 2>/dev/null)"
+fi
+clear_hosts
 
 finish

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "xlft_ftvm.h"
@@ -217,6 +218,48 @@ static void test_sealed_cannot_shrink(void)
     close(mfd);
 }
 
+/*
+ * A fake that takes requests and never answers, as an ftvm whose guest
+ * has taken it over may: the call ends at its deadline, and a reply
+ * that comes late is never taken for the next request's.
+ */
+static void test_silent(void)
+{
+    struct ftvm_ctl_rep rep = { .magic = FTVM_CTL_MAGIC,
+                                .version = FTVM_CTL_VERSION,
+                                .op = FTVM_OP_PAUSE };
+    struct ftvm_ctl_req req;
+    struct xlft_ftvm *c;
+    struct timespec t0, t1;
+    struct fake f;
+    char err[200];
+    long ms;
+    int cfd;
+
+    CU_ASSERT_FATAL(fake_open(&f) == 0);
+    CU_ASSERT_FATAL(xlft_ftvm_open(&c, f.path, err, sizeof(err)) == 0);
+    xlft_ftvm_set_deadline(c, 200);
+    cfd = accept4(f.lfd, NULL, NULL, SOCK_CLOEXEC);
+    CU_ASSERT_FATAL(cfd >= 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CU_ASSERT_EQUAL(xlft_ftvm_call(c, FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL),
+                    -ETIMEDOUT);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    CU_ASSERT(ms >= 190);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rep.msg, "did not answer pause"));
+    /* The late reply arrives; the next call must not take it. */
+    CU_ASSERT_EQUAL(recv(cfd, &req, sizeof(req), 0), (ssize_t)sizeof(req));
+    rep.error = 0;
+    send(cfd, &rep, sizeof(rep), MSG_NOSIGNAL);
+    CU_ASSERT_EQUAL(xlft_ftvm_call(c, FTVM_OP_STATUS, 0, 0, -1, &rep, NULL),
+                    -EPIPE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rep.msg, "given up on"));
+    close(cfd);
+    xlft_ftvm_close(c);
+    fake_close(&f);
+}
+
 void register_ftvmctl_tests(void)
 {
     CU_pSuite s = CU_add_suite("ftvm ring passed to dom0", NULL, NULL);
@@ -227,6 +270,8 @@ void register_ftvmctl_tests(void)
                 test_half_sealed);
     CU_add_test(s, "a file that is no memfd is refused", test_not_memfd);
     CU_add_test(s, "a memfd shorter than said is refused", test_short);
+    CU_add_test(s, "an ftvm that does not answer is given up on",
+                test_silent);
     CU_add_test(s, "a sealed ring cannot be cut once mapped",
                 test_sealed_cannot_shrink);
 }

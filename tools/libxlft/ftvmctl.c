@@ -9,16 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "xlft_ftvm.h"
 
 struct xlft_ftvm {
-    int fd;
+    int fd;                     /* -1 once a reply was given up on */
+    uint16_t op;                /* the request last sent */
+    int deadline_ms;
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
@@ -41,6 +45,7 @@ int xlft_ftvm_open(struct xlft_ftvm **cp, const char *path, char *err,
     }
     strcpy(sa.sun_path, path);
     strcpy(c->path, path);
+    c->deadline_ms = XLFT_FTVM_REPLY_MS;
     c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
         rc = -errno;
@@ -60,8 +65,14 @@ void xlft_ftvm_close(struct xlft_ftvm *c)
 {
     if (!c)
         return;
-    close(c->fd);
+    if (c->fd >= 0)
+        close(c->fd);
     free(c);
+}
+
+void xlft_ftvm_set_deadline(struct xlft_ftvm *c, int ms)
+{
+    c->deadline_ms = ms;
 }
 
 int xlft_ftvm_fd(const struct xlft_ftvm *c)
@@ -82,6 +93,9 @@ int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
     struct iovec iov = { &req, sizeof(req) };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 
+    if (c->fd < 0)
+        return -EPIPE;
+    c->op = op;
     if (fd >= 0) {
         struct cmsghdr *cm;
 
@@ -96,6 +110,38 @@ int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
     if (sendmsg(c->fd, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(req))
         return errno ? -errno : -EIO;
     return 0;
+}
+
+/*
+ * Wait for the reply to a request that ftvm carries out between two
+ * instructions: an ftvm that does not answer one in time (its guest has
+ * taken it over, or it is stopped) is given up on, so that it cannot
+ * hold ftd.  A copy, and STOP (which waits for the peer's
+ * acknowledgements), take as long as they take.  0, or -ETIMEDOUT.
+ */
+static int reply_due(struct xlft_ftvm *c)
+{
+    struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+    struct timespec t0, t;
+    int left = c->deadline_ms, n;
+
+    if (c->op == FTVM_OP_SAVE || c->op == FTVM_OP_RESTORE ||
+        c->op == FTVM_OP_STOP)
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while ((n = poll(&pfd, 1, left)) < 0 && errno == EINTR) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        left = c->deadline_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+                                      (t.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left <= 0)
+            break;
+    }
+    if (n > 0 || (n < 0 && errno != EINTR))
+        return 0;               /* recvmsg says what there is */
+    /* A late reply must not be taken for the next request's. */
+    close(c->fd);
+    c->fd = -1;
+    return -ETIMEDOUT;
 }
 
 int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
@@ -116,6 +162,18 @@ int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
     memset(rep, 0, sizeof(*rep));
     if (fds)
         fds[0] = fds[1] = fds[2] = -1;
+    if (c->fd < 0) {
+        snprintf(rep->msg, sizeof(rep->msg), "ftvm at %s: given up on "
+                 "after it left a request unanswered", c->path);
+        return rep->error = -EPIPE;
+    }
+    if (reply_due(c)) {
+        snprintf(rep->msg, sizeof(rep->msg), "ftvm at %s did not answer "
+                 "%s within %d ms: given up on (its guest is left as it "
+                 "is, its outputs held)", c->path,
+                 xlft_ftvm_op_name(c->op), c->deadline_ms);
+        return rep->error = -ETIMEDOUT;
+    }
     n = recvmsg(c->fd, &m, MSG_CMSG_CLOEXEC);
     for (cm = CMSG_FIRSTHDR(&m); n >= 0 && cm; cm = CMSG_NXTHDR(&m, cm)) {
         if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
@@ -156,7 +214,8 @@ int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
                    uint32_t flags, int fd, struct ftvm_ctl_rep *rep,
                    int fds[3])
 {
-    int rc = xlft_ftvm_send(c, op, arg, flags, fd);
+    /* Given up on: recv says so. */
+    int rc = c->fd < 0 ? 0 : xlft_ftvm_send(c, op, arg, flags, fd);
 
     if (rc) {
         memset(rep, 0, sizeof(*rep));

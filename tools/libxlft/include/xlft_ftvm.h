@@ -38,10 +38,17 @@ int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
  * Receive the reply to the request sent.  For a successful RECORD or
  * REPLAY, fds[] gets the ring memfd and the up and down eventfds, which
  * the caller owns.  Returns rep->error, or a transport error (then
- * rep->msg says what happened).
+ * rep->msg says what happened).  A reply to anything but SAVE, RESTORE
+ * and STOP is due within the deadline: -ETIMEDOUT once it has passed,
+ * and the connection is given up on (every later call: -EPIPE), since
+ * an ftvm that its guest has taken over must not hold its client.
  */
 int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
                    int fds[3]);
+
+/* How long a reply may take, ms: XLFT_FTVM_REPLY_MS unless set. */
+#define XLFT_FTVM_REPLY_MS  10000
+void xlft_ftvm_set_deadline(struct xlft_ftvm *c, int ms);
 
 /* send, then recv. */
 int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
