@@ -7,7 +7,8 @@
 #     the copy itself from its ft.conf; ft-status shows both sides;
 #   - ft-disable ends it in order: the guest runs on, the copy is gone;
 #   - ft-enable again (a new generation), then ft-failover hands the guest
-#     over: it stops on A and goes on on B where it left off;
+#     over: it stops on A and goes on on B where it left off, and B
+#     protects it again on A by itself;
 #   - a guest B has no section for, a config typo and an unknown command
 #     are refused with a message saying what is wrong.
 # ARBITER=etcd: the arbiter is an etcd on a third host (else a directory).
@@ -116,6 +117,16 @@ if xa ft-enable vm1 10.79.0.2 >"$work/x" &&
 ($(xb ft-status vm1 | grep -o 'ended: .*'))"
     else
         bad "ft-failover: B does not continue A's computation"
+    fi
+    # B, live, protects the guest again on A by itself, however soon it
+    # tries (its copy may still be replaying what it held at the first
+    # attempt).
+    if until_true 600 sh -c "'$xlft' --socket '$work/runB/ftd.sock' \
+           ft-status vm1 | grep -q 'role=primary state=protected'"; then
+        ok "after the handover B protects the guest again on A"
+    else
+        bad "after the handover B did not protect the guest again: \
+$(xb ft-status; grep -e again -e refused "$work/ftdB.err" | tail -n 5)"
     fi
 else
     bad "ft-failover: $(cat "$work/x" "$work/x2" 2>/dev/null; \

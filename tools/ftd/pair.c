@@ -639,3 +639,8 @@ bool pair_unprotected(const struct pair *p)
 {
     return p->st == S_LIVE;
 }
+
+bool pair_was_protected(const struct pair *p)
+{
+    return p->was_protected;
+}

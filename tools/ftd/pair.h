@@ -91,6 +91,9 @@ const char *pair_name(const struct pair *p);
  */
 bool pair_unprotected(const struct pair *p);
 
+/* It was protected at some point (an ended pair: before it ended). */
+bool pair_was_protected(const struct pair *p);
+
 bool pair_role_primary(const struct pair *p);
 /* The peer has proved the key (an ended pair: before it ended). */
 bool pair_authenticated(const struct pair *p);

@@ -91,6 +91,7 @@ struct pair {
     uint64_t retry_ns;          /* when to ask the arbiter again */
     bool lag_warned;
     bool started;               /* pair_start succeeded */
+    bool was_protected;         /* it reached S_PROTECTED */
     bool ended;                 /* on_end has been called */
     enum state end_st;          /* the state it ended in */
     bool settled;               /* the guest's fate has been carried out */

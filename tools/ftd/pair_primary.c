@@ -53,6 +53,7 @@ void primary_send_state(struct pair *p)
     close(p->sync_fd);
     p->sync_fd = -1;
     p->st = S_PROTECTED;
+    p->was_protected = true;
     if (p->be->status)
         p->be->status(p->vm, "protected", NULL);
     pair_say(p, "secondary created (%" PRIu64 " bytes of state), protected",

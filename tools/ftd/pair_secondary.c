@@ -126,6 +126,7 @@ static void restored(struct pair *p)
     close(p->sync_fd);
     p->sync_fd = -1;
     p->st = S_PROTECTED;
+    p->was_protected = true;
     if (p->be->status)
         p->be->status(p->vm, "protected", NULL);
     pair_say(p, "copy of the guest restored (%" PRIu64 " bytes), replaying",

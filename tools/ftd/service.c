@@ -84,6 +84,12 @@ struct reprotect {
     unsigned int attempts;
     time_t next;
     char last[300];             /* why the last attempt failed */
+    /*
+     * An attempt's pair is running: it is done once protected, and an
+     * end before that (the guest not live yet after a switchover, say)
+     * is an attempt failed, tried again later.
+     */
+    bool trying;
 };
 
 /* One connection on the control socket: one command, one answer. */
@@ -215,14 +221,34 @@ static int open_run_file(const char *path, int flags, char *why,
     return fd;
 }
 
+/* A failed re-protection waits before the next: 2 s, 4 s, ... 30 s. */
+static void reprotect_later(struct reprotect *r)
+{
+    unsigned int wait = r->attempts < 5 ? 1u << r->attempts : 30;
+
+    r->next = mono_s() + (wait > 30 ? 30 : wait);
+}
+
 static void on_pair_end(void *arg, int err, const char *why)
 {
     struct slot *sl = arg;
 
+    struct reprotect *r;
+
     sl->ended = true;
     snprintf(sl->name, sizeof(sl->name), "%s", pair_name(sl->pair));
+    r = reprotect_of(sl->svc, sl->name, false);
+    if (r && r->trying) {
+        r->trying = false;
+        if (pair_was_protected(sl->pair)) {
+            r->active = false;
+        } else {
+            snprintf(r->last, sizeof(r->last), "%s", why);
+            reprotect_later(r);
+        }
+    }
     if (pair_unprotected(sl->pair) && sl->peer[0]) {
-        struct reprotect *r = reprotect_of(sl->svc, sl->name, true);
+        r = reprotect_of(sl->svc, sl->name, true);
 
         if (r) {
             snprintf(r->peer, sizeof(r->peer), "%s", sl->peer);
@@ -481,14 +507,6 @@ static struct slot *find(struct service *s, const char *name)
 
 static void client_answer(struct client *c);
 
-/* A failed re-protection waits before the next: 2 s, 4 s, ... 30 s. */
-static void reprotect_later(struct reprotect *r)
-{
-    unsigned int wait = r->attempts < 5 ? 1u << r->attempts : 30;
-
-    r->next = mono_s() + (wait > 30 ? 30 : wait);
-}
-
 /* A primary's dial has ended: start its pair and say how it went. */
 static void on_dialed(void *arg, int fd, const char *dial_why)
 {
@@ -524,11 +542,12 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
         if (rc)
             sl->pair = NULL;
     }
-    if (r && !rc) {
-        if (again)
-            note("%s: protecting again on %s (attempt %u)", r->name,
-                 r->peer, r->attempts);
-        r->active = false;      /* done, or the operator took over */
+    if (r && !rc && again) {
+        note("%s: protecting again on %s (attempt %u)", r->name, r->peer,
+             r->attempts);
+        r->trying = true;
+    } else if (r && !rc) {
+        r->active = false;      /* the operator took over */
     } else if (r && again) {
         snprintf(r->last, sizeof(r->last), "%s", why);
         reprotect_later(r);
@@ -725,6 +744,9 @@ static void cmd_stop(struct service *s, const char *verb, const char *name,
         }
         return;
     }
+    r = reprotect_of(s, name, false);
+    if (r && disable)
+        r->active = false;      /* an attempt under way ends here */
     rc = disable ? pair_disable(sl->pair, why, sizeof(why))
                  : pair_failover(sl->pair, why, sizeof(why));
     if (rc)
