@@ -84,7 +84,10 @@ start
 ver=$(make -s --no-print-directory -C "$src/xen" xenversion 2>/dev/null ||
       true)
 tag="" is_git=""
-if git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
+# A git checkout of Xen itself, not an unpacked release that happens to
+# lie inside some other repository (this one's build/, say).
+if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = \
+     "$(cd "$src" && pwd -P)" ]; then
     is_git=1
     tag=$(git -C "$src" describe --tags 2>/dev/null || true)
     if [ -n "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
