@@ -613,6 +613,8 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
                  XLFT_WIRE_VERSION_MAX);
         return -EPROTONOSUPPORT;
     }
+    /* Chosen: an ERROR from here on is in the version the peer reads. */
+    s->version = a->version;
     s->peer_domid = a->domid;
     if (derive(s, s->nonce, a->nonce, frame, len, text) ||
         confirm_mac(s, mac_label_r, mac))
@@ -639,7 +641,6 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
     rc = check_peer(s, a->pair, NULL, text);
     if (rc)
         return rc;
-    s->version = a->version;
     f.u.hello_ack = (struct xlft_hello_ack){
         .version = s->version, .role = s->cfg.role, .enc = s->cfg.enc,
         .log_version = FT_LOG_VERSION, .domid = s->cfg.domid,
