@@ -506,7 +506,7 @@ int xlft_session_start(struct xlft_session *s, uint8_t *out, size_t cap,
 static int check_peer(struct xlft_session *s, const char *pair, uint8_t *key,
                       char *text)
 {
-    char why[TEXT_MAX - 64];
+    char why[TEXT_MAX - 2 * XLFT_NAME_SIZE - 24];
     int rc;
 
     if (!strcmp(s->peer_host, s->host)) {
