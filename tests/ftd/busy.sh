@@ -51,8 +51,8 @@ chmod 600 "$work/key"
 mkdir -p "$work/arb"
 mkdir -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
 for h in A B; do
-    ip=10.76.0.1
-    [ $h = B ] && ip=10.76.0.2
+    ip=10.76.0.1 other=B
+    [ $h = B ] && ip=10.76.0.2 other=A
     cat >"$work/$h.conf" <<EOF
 host-name = host$h
 listen = $ip:7800
@@ -62,7 +62,9 @@ run-dir = $work/run$h
 ftvm = $ftvm
 
 [guest g1]
+peers = host$other
 [guest g2]
+peers = host$other
 EOF
 done
 

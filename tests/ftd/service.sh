@@ -30,8 +30,8 @@ chmod 600 "$work/key"
 mkdir -p "$work/arb"
 mkdir -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
 for h in A B; do
-    ip=10.79.0.1
-    [ $h = B ] && ip=10.79.0.2
+    ip=10.79.0.1 other=B
+    [ $h = B ] && ip=10.79.0.2 other=A
     cat >"$work/$h.conf" <<EOF
 # ft.conf of host $h
 host-name = host$h
@@ -42,13 +42,17 @@ run-dir = $work/run$h
 ftvm = $ftvm
 
 [guest vm1]
+peers = host$other
 mem = 16
 
 [guest vm3]
+peers = host$other
 
 # smaller than A's vm4: every copy of it fails on B
 [guest vm4]
+peers = host$other
 mem = 16
+$([ $h = A ] && printf '\n# B has none: refused there\n[guest vm2]\npeers = hostB')
 EOF
 done
 

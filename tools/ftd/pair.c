@@ -265,7 +265,7 @@ void pair_peer_lost(struct pair *p, const char *why)
         return;
     }
     if (p->st == S_HANDSHAKE) {
-        pair_end(p, -ECONNRESET, "the peer did not prove the key: %s", why);
+        pair_end(p, -ECONNRESET, "no handshake: %s", why);
         return;
     }
     /* A primary that never recorded: the guest simply runs on. */
@@ -398,6 +398,9 @@ static void on_chan_up(struct xlft_chan *c, void *arg)
     xlft_hb_heard(&p->hb, pair_now_ns());
     snprintf(p->peer_host, sizeof(p->peer_host), "%s",
              xlft_chan_peer_host(c));
+    /* A secondary serving any pair knows which from the handshake. */
+    if (!p->name[0])
+        snprintf(p->name, sizeof(p->name), "%s", xlft_chan_pair(c));
     pair_say(p, "channel up: the peer is host %s", p->peer_host);
     if (p->cfg.role == PAIR_PRIMARY) {
         primary_up(p);
