@@ -107,7 +107,7 @@ int xlft_session_recv(struct xlft_session *s, uint8_t *frame, size_t len,
 /* Both sides have confirmed each other's key: frames may flow. */
 bool xlft_session_established(const struct xlft_session *s);
 
-/* The pair agreed (the initiator's, for a responder serving any); "" before. */
+/* The pair agreed (a responder serving any: the initiator's); "" before. */
 const char *xlft_session_pair(const struct xlft_session *s);
 /* The host the peer named ("" before its hello; proved once established). */
 const char *xlft_session_peer_host(const struct xlft_session *s);
