@@ -13,6 +13,7 @@
 #     vm4  B renamed hostA: refused before any claim;
 #          B renamed hostC: A refuses it (vm4's peers are hostB)
 #     vm5  no peers= line on A: ft-enable refused at once
+#   and before all that, wrong peers= and key= lines stop ftd.
 #
 # Without root or ip netns the test says so and exits 77.
 set -u
@@ -95,6 +96,33 @@ running_a() {
 }
 no_copy_b() { ! "$dom0" "$work/runB/$1.sock" status >/dev/null 2>&1; }
 acked() { st "$1" | sed -n 's/.* acked=\([0-9]*\).*/\1/p'; }
+
+# 0. peers= lines that are wrong stop ftd, naming the line.
+bad_conf() {
+    conf A hostA hostB
+    printf '%s\n' "$2" >>"$work/A.conf"
+    if timeout -k 5 10 "$ftd" --config "$work/A.conf" >"$work/x" 2>&1; then
+        bad "$1 accepted"
+    elif grep -q "$3" "$work/x"; then
+        ok "$1 refused: $(cat "$work/x")"
+    else
+        bad "$1: $(cat "$work/x")"
+    fi
+}
+bad_conf "this host among the peers" "[guest vm9]
+peers = hostB, hostA" "guest vm9: peers names this host (hostA)"
+bad_conf "a peer that is no name" "[guest vm9]
+peers = hostB, host/C" "A.conf:[0-9]*: peers: 'host/C' is not a host name"
+bad_conf "a peer twice" "[guest vm9]
+peers = hostB hostB" "A.conf:[0-9]*: peers: hostB named twice"
+bad_conf "two peers= lines" "[guest vm9]
+peers = hostB
+peers = hostC" "A.conf:[0-9]*: peers given twice for guest vm9"
+ln -s "$work/key" "$work/link.key"
+bad_conf "a pair key that is a symlink" "[guest vm9]
+peers = hostB
+key = $work/link.key" "guest vm9: key file $work/link.key is a symbolic \
+link"
 
 conf A hostA hostB
 ip netns exec "$a" timeout -k 5 300 "$ftd" --config "$work/A.conf" \

@@ -54,8 +54,9 @@ int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
  * (xlft_session_cfg.accept): on a responder at the HELLO, before the key
  * is proved (the MACs then prove the names), with 'key' to fill with the
  * pair's key; on an initiator once the responder's MAC is proved, with
- * 'key' NULL.  0, or a negative errno value (-ECONNREFUSED: this side's
- * configuration refuses) with 'why' saying why; the peer is told why.
+ * 'key' NULL.  0, or a negative errno value with 'why' saying why: the
+ * session then fails with -ECONNREFUSED (XLFT_ERR_CONFIG), and the peer
+ * is told why.
  */
 typedef int (*xlft_accept_fn)(void *arg, const char *pair,
                               const char *peer_host, uint8_t *key,
