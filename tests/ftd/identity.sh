@@ -11,7 +11,8 @@
 #     vm3  a key of its own on both  protected; rolled on both hosts
 #          while it runs, then used by the next connection
 #     vm4  B renamed hostA: refused before any claim;
-#          B renamed hostC: A refuses it (vm4's peers are hostB)
+#          B renamed hostC: A refuses it (vm4's peers are hostB),
+#          whether enabled on B's address or on the name hostB
 #     vm5  no peers= line on A: ft-enable refused at once
 #   and before all that, wrong peers= and key= lines stop ftd.
 #
@@ -27,6 +28,12 @@ xlft=$build/bin/xl-ft
 dom0=$build/tests/ftvm-dom0
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "i" 10.73.0
+# A's hosts file (its namespace's, in /etc/netns/NS/, removed at the
+# end) names B's address hostB.
+etcns=/etc/netns/$a
+mkdir -p "$etcns"
+trap 'rm -rf "$etcns"; rmdir /etc/netns 2>/dev/null; hosts_down' EXIT
+printf '127.0.0.1 localhost\n10.73.0.2 hostB\n' >"$etcns/hosts"
 
 newkey() {
     (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1")
@@ -241,6 +248,15 @@ of guest vm4" "$work/ftdA.err" &&
 else
     bad "another host answered: $(st vm4; tail -n 3 "$work/ftdA.err" \
         "$work/ftdB.err")"
+fi
+if xa ft-enable vm4 hostB >"$work/x" &&
+   until_true 200 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
+       ft-status vm4 | grep -q 'this host asked for host hostB, and the \
+peer proved it is another'" &&
+   no_copy_b vm4 && running_a vm4; then
+    ok "vm4 enabled on the name hostB, answered by hostC: refused by A"
+else
+    bad "named host, another answered: $(cat "$work/x"; st vm4)"
 fi
 ftd_b_stop
 
