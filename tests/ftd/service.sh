@@ -94,7 +94,8 @@ else
     bad "ft-disable: $(cat "$work/x"; xb ft-status)"
 fi
 
-# 2. Protect again, then hand over.
+# 2. Protect again, then hand over.  B's copy, live, is protected again
+# on A a second later: it is then recording, no longer replaying.
 until_true 200 sh -c "! '$dom0' '$work/runB/vm1.sock' status"
 if xa ft-enable vm1 10.79.0.2 >"$work/x" &&
    until_true 400 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
@@ -102,7 +103,7 @@ if xa ft-enable vm1 10.79.0.2 >"$work/x" &&
    until_true 400 grep -q "round 2 " "$work/vm1.A" &&
    xa ft-failover vm1 >"$work/x2" &&
    until_true 400 sh -c "'$dom0' '$work/runB/vm1.sock' status |
-       grep -q 'mode=live'"; then
+       grep -qE 'mode=(live|record)'"; then
     i=$(grep -c 'sum 0x' "$work/runB/vm1.console" 2>/dev/null)
     until_true 400 sh -c "[ \$(grep -c 'sum 0x' \
         '$work/runB/vm1.console') -gt $i ]"
