@@ -248,6 +248,7 @@ check-ftd: all deps-check deps-demo $(BUILD)/tests/ftvm-dom0 \
 	sh tests/ftd/busy.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/flood.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/rundir.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	sh tests/ftd/identity.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The nemesis suite (tests/faults): the kvstore guest protected on two
 # hosts under random faults, each schedule judged from the client's
@@ -346,6 +347,10 @@ check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 		sh tests/ftd/rundir.sh $(SAN); rc=$$?; \
+		[ $$rc = 0 ] || [ $$rc = 77 ]
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+		sh tests/ftd/identity.sh $(SAN); rc=$$?; \
 		[ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The logging channel end to end over TCP on loopback, also under

@@ -16,10 +16,11 @@
  *   the channel ends within ~10 s;
  * - the same with encryption disabled;
  * - a different key on each side: both ends down, "different key" said;
- * - raw peers writing bytes by hand: a version 2 HELLO, a version 1
- *   HELLO from a peer of the same role, an oversize header, half a
- *   frame then close, silence: each refused with its own error, and the
- *   ERROR frame the peer gets back decodes.
+ * - raw peers writing bytes by hand: a version 3 frame, version 1's
+ *   HELLO (before host identities), a HELLO from a peer of the same
+ *   role or of this host's name, an oversize header, half a frame then
+ *   close, silence: each refused with its own error, and the ERROR
+ *   frame the peer gets back decodes.
  *
  * Every run is bounded by a deadline on the event loop; no sleeps.
  * Prints one line per scenario; exits 1 on the first failure.
@@ -366,7 +367,8 @@ static void end_init(struct end *e, const char *name, int fd, bool primary,
         .session = {
             .key = key, .initiator = primary,
             .role = primary ? XLFT_ROLE_PRIMARY : XLFT_ROLE_SECONDARY,
-            .enc = enc, .domid = primary ? 5 : 6, .pair_id = 77,
+            .enc = enc, .domid = primary ? 5 : 6,
+            .host = primary ? "hostA" : "hostB", .pair = "vm1",
         },
         .in_max = XLFT_FRAME_MAX, .out_max = XLFT_FRAME_MAX,
         .handshake_ms = handshake_ms,
@@ -573,7 +575,7 @@ static size_t hello(uint8_t *out, uint8_t hdr_version, uint16_t lo,
     m.u.hello = (struct xlft_hello){
         .ver_min = lo, .ver_max = hi, .role = role,
         .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
-        .domid = 3, .pair_id = 77,
+        .domid = 3, .host = "hostA", .pair = "vm1",
     };
     n = xlft_frame_put(&m, hdr_version, 0, out, 256, msg, sizeof(msg));
     CHECK(n > 0);
@@ -598,22 +600,39 @@ int main(void)
     unheard_peer();
     wrong_key();
 
-    n = hello(b, 2, 2, 2, XLFT_ROLE_PRIMARY);
-    raw_peer("version 2 peer", b, n, false, -EPROTONOSUPPORT,
-             "is channel version 2", XLFT_ERR_VERSION);
-    n = hello(b, 1, 2, 4, XLFT_ROLE_PRIMARY);
-    raw_peer("peer speaking versions 2-4", b, n, false, -EPROTONOSUPPORT,
+    n = hello(b, 3, 2, 2, XLFT_ROLE_PRIMARY);
+    raw_peer("version 3 frame", b, n, false, -EPROTONOSUPPORT,
+             "is channel version 3", XLFT_ERR_VERSION);
+    n = hello(b, 1, 2, 2, XLFT_ROLE_PRIMARY);
+    b[XLFT_HDR_SIZE] = 3, b[XLFT_HDR_SIZE + 2] = 4;
+    raw_peer("peer speaking versions 3-4", b, n, false, -EPROTONOSUPPORT,
              "no channel version in common", XLFT_ERR_VERSION);
-    n = hello(b, 1, 1, 1, XLFT_ROLE_SECONDARY);
+    /* Version 1's HELLO: 52 bytes, versions 1 to 1, no names. */
+    memset(b, 0, XLFT_HDR_SIZE + 52);
+    memcpy(b, "XFTC\1\1", 6);
+    b[8] = 52;
+    b[XLFT_HDR_SIZE] = b[XLFT_HDR_SIZE + 2] = 1;
+    b[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
+    b[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
+    b[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
+    raw_peer("version 1 peer", b, XLFT_HDR_SIZE + 52, false,
+             -EPROTONOSUPPORT, "the peer speaks 1 to 1, this side 2 to 2 "
+             "(an ftd from before host identities: upgrade it)",
+             XLFT_ERR_VERSION);
+    n = hello(b, 1, 2, 2, XLFT_ROLE_SECONDARY);
     raw_peer("two secondaries", b, n, false, -ECONNREFUSED,
              "both ends are secondary", XLFT_ERR_CONFIG);
-    n = hello(b, 1, 1, 1, XLFT_ROLE_PRIMARY);
+    n = hello(b, 1, 2, 2, XLFT_ROLE_PRIMARY);
+    b[XLFT_HDR_SIZE + 12 + 4] = 'B';
+    raw_peer("a peer of this host's name", b, n, false, -ECONNREFUSED,
+             "the peer is host hostB, as this host is", XLFT_ERR_CONFIG);
+    n = hello(b, 1, 2, 2, XLFT_ROLE_PRIMARY);
     b[8] = b[9] = b[10] = 0xff;
     raw_peer("oversize frame", b, n, false, -EMSGSIZE, "over the limit",
              XLFT_ERR_PROTOCOL);
-    n = hello(b, 1, 1, 1, XLFT_ROLE_PRIMARY);
+    n = hello(b, 1, 2, 2, XLFT_ROLE_PRIMARY);
     raw_peer("half a frame", b, n / 2, true, -ECONNRESET,
-             "in the middle of a frame (36 bytes of it)", 0);
+             "in the middle of a frame (96 bytes of it)", 0);
     handshake_ms = 200;
     raw_peer("silent peer", NULL, 0, false, -ETIMEDOUT,
              "no handshake within 200 ms", 0);

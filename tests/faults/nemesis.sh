@@ -152,6 +152,7 @@ run-dir = $work/run$h
 ftvm = $ftvm
 
 [guest kv]
+peers = host$( [ "$h" = A ] && echo B || echo A )
 disk = $work/disk/kv.img
 net = tap:kv0
 EOF

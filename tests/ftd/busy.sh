@@ -50,11 +50,13 @@ head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 chmod 600 "$work/key"
 mkdir -p "$work/arb"
 mkdir -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
+# B is named as A's hosts file has it, the name g2 is enabled on; a
+# name given to ft-enable is one of the guest's peers (ftd(8)).
 for h in A B; do
-    ip=10.76.0.1
-    [ $h = B ] && ip=10.76.0.2
+    ip=10.76.0.1 me=hostA peers="hostb.test, slow.test"
+    [ $h = B ] && ip=10.76.0.2 me=hostb.test peers=hostA
     cat >"$work/$h.conf" <<EOF
-host-name = host$h
+host-name = $me
 listen = $ip:7800
 key = $work/key
 arbiter = file:$work/arb
@@ -62,7 +64,9 @@ run-dir = $work/run$h
 ftvm = $ftvm
 
 [guest g1]
+peers = $peers
 [guest g2]
+peers = $peers
 EOF
 done
 

@@ -44,6 +44,7 @@ head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 chmod 600 "$work/key"
 mkdir -p "$work/arb" "$work/runA" "$work/runB"
 for h in A B; do
+    other=$( [ $h = A ] && echo B || echo A )
     cat >"$work/$h.conf" <<CONF
 host-name = host$h
 listen = 0.0.0.0:7800
@@ -53,7 +54,9 @@ run-dir = $work/run$h
 ftvm = $ftvm
 
 [guest vm1]
+peers = host$other
 [guest vm2]
+peers = host$other
 CONF
 done
 xa() { ip netns exec "$a" timeout -k 5 30 "$xlft" --socket \

@@ -43,6 +43,7 @@ run-dir = $2
 ftvm = $ftvm
 
 [guest vm1]
+peers = host$( [ "$1" = A ] && echo B || echo A )
 EOF
 }
 

@@ -31,8 +31,8 @@ chmod 600 "$work/key"
 mkdir -p "$work/arb"
 mkdir -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
 for h in A B; do
-    ip=10.79.0.1
-    [ $h = B ] && ip=10.79.0.2
+    ip=10.79.0.1 other=B
+    [ $h = B ] && ip=10.79.0.2 other=A
     cat >"$work/$h.conf" <<EOF
 # ft.conf of host $h
 host-name = host$h
@@ -43,13 +43,17 @@ run-dir = $work/run$h
 ftvm = $ftvm
 
 [guest vm1]
+peers = host$other
 mem = 16
 
 [guest vm3]
+peers = host$other
 
 # smaller than A's vm4: every copy of it fails on B
 [guest vm4]
+peers = host$other
 mem = 16
+$([ $h = A ] && printf '\n# B has none: refused there\n[guest vm2]\npeers = hostB')
 EOF
 done
 
@@ -91,7 +95,8 @@ else
     bad "ft-disable: $(cat "$work/x"; xb ft-status)"
 fi
 
-# 2. Protect again, then hand over.
+# 2. Protect again, then hand over.  B's copy, live, is protected again
+# on A a second later: it is then recording, no longer replaying.
 until_true 200 sh -c "! '$dom0' '$work/runB/vm1.sock' status"
 if xa ft-enable vm1 10.79.0.2 >"$work/x" &&
    until_true 400 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
@@ -99,7 +104,7 @@ if xa ft-enable vm1 10.79.0.2 >"$work/x" &&
    until_true 400 grep -q "round 2 " "$work/vm1.A" &&
    xa ft-failover vm1 >"$work/x2" &&
    until_true 400 sh -c "'$dom0' '$work/runB/vm1.sock' status |
-       grep -q 'mode=live'"; then
+       grep -qE 'mode=(live|record)'"; then
     i=$(grep -c 'sum 0x' "$work/runB/vm1.console" 2>/dev/null)
     until_true 400 sh -c "[ \$(grep -c 'sum 0x' \
         '$work/runB/vm1.console') -gt $i ]"

@@ -4,8 +4,9 @@
  * logging channel session before it trusts its peer.
  *
  * The input is cut into frames as the channel cuts its byte stream (by
- * the length in each header) and fed to a responder, which expects a
- * HELLO, and to an initiator that has sent its HELLO and expects a
+ * the length in each header) and fed to a responder serving any pair,
+ * which expects a HELLO and asks its configuration who may pair with
+ * it, and to an initiator that has sent its HELLO and expects a
  * HELLO_ACK.  Without the key no input can complete a handshake, so
  * neither may ever hand a frame to its owner; every refusal must be a
  * documented error with a message; what a session sends back must be a
@@ -94,12 +95,28 @@ static void feed(struct xlft_session *s, const uint8_t *data, size_t size)
     CHECK(!xlft_session_established(s));
 }
 
+/* A host's configuration: pair vm1 with hostA, and no other. */
+static int accept(void *arg, const char *pair, const char *peer_host,
+                  uint8_t *k, char *why, size_t whylen)
+{
+    (void)arg;
+    CHECK(xlft_name_ok(pair) && xlft_name_ok(peer_host));
+    if (strcmp(pair, "vm1") || strcmp(peer_host, "hostA")) {
+        snprintf(why, whylen, "pair %s with host %s: not configured", pair,
+                 peer_host);
+        return -ECONNREFUSED;
+    }
+    if (k)
+        memcpy(k, key, XLFT_KEY_SIZE);
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct xlft_session_cfg cfg = {
-        .key = key, .initiator = false, .role = XLFT_ROLE_SECONDARY,
-        .enc = XLFT_ENC_REQUIRED, .domid = 9,
-        .pair_id = 0x0123456789abcdefull,
+        .initiator = false, .role = XLFT_ROLE_SECONDARY,
+        .enc = XLFT_ENC_REQUIRED, .domid = 9, .host = "hostB",
+        .accept = accept,
     };
     uint8_t hello[XLFT_REPLY_MAX];
     struct xlft_session *s;
@@ -110,6 +127,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     cfg.initiator = true;
     cfg.role = XLFT_ROLE_PRIMARY;
+    cfg.key = key;
+    cfg.host = "hostA";
+    cfg.pair = "vm1";
     CHECK(xlft_session_new(&s, &cfg, NULL, 0) == 0);
     CHECK(xlft_session_start(s, hello, sizeof(hello), NULL, 0) > 0);
     feed(s, data, size);

@@ -787,7 +787,10 @@ static void add_frame(struct buf *b, const struct xlft_msg *m, uint64_t seq)
 {
     static uint8_t tmp[XLFT_FRAME_MAX];
     char msg[160];
-    int n = xlft_frame_put(m, 1, seq, tmp, sizeof(tmp), msg, sizeof(msg));
+    /* A HELLO's header says version 1 whatever it offers (WIRE.md). */
+    int n = xlft_frame_put(m, m->type == XLFT_T_HELLO ?
+                           XLFT_WIRE_VERSION_HELLO : XLFT_WIRE_VERSION_MAX,
+                           seq, tmp, sizeof(tmp), msg, sizeof(msg));
 
     if (n < 0)
         die("frame %s: %s", xlft_type_name(m->type), msg);
@@ -813,15 +816,15 @@ static void write_frame_seeds(void)
 
     memset(m, 0, sizeof(m));
     m[XLFT_T_HELLO].u.hello = (struct xlft_hello){
-        .ver_min = 1, .ver_max = 1, .role = XLFT_ROLE_PRIMARY,
+        .ver_min = 2, .ver_max = 2, .role = XLFT_ROLE_PRIMARY,
         .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
-        .domid = 5, .pair_id = 0x0123456789abcdefull,
+        .domid = 5, .host = "hostA", .pair = "vm1",
     };
     memset(m[XLFT_T_HELLO].u.hello.nonce, 0x11, XLFT_NONCE_SIZE);
     m[XLFT_T_HELLO_ACK].u.hello_ack = (struct xlft_hello_ack){
-        .version = 1, .role = XLFT_ROLE_SECONDARY,
+        .version = 2, .role = XLFT_ROLE_SECONDARY,
         .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
-        .domid = 9, .pair_id = 0x0123456789abcdefull,
+        .domid = 9, .host = "hostB", .pair = "vm1",
     };
     memset(m[XLFT_T_HELLO_ACK].u.hello_ack.nonce, 0x22, XLFT_NONCE_SIZE);
     memset(m[XLFT_T_HELLO_ACK].u.hello_ack.mac, 0x33, XLFT_MAC_SIZE);
@@ -876,8 +879,12 @@ static void write_frame_seeds(void)
     t.p[4] = 0;
     put_frames("bad_version0", &t);
     buf_copy(&t, &b);
-    t.p[4] = 2;
-    put_frames("bad_version2", &t);
+    t.p[4] = 3;
+    put_frames("bad_version3", &t);
+    /* A version 1 header on a frame that is not a HELLO or an ERROR. */
+    buf_copy(&t, &b);
+    t.p[XLFT_HDR_SIZE + XLFT_HELLO_SIZE + 4] = 1;
+    put_frames("ack_version1", &t);
     buf_copy(&t, &b);
     t.p[5] = XLFT_T_MAX + 1;
     put_frames("bad_type", &t);
@@ -896,6 +903,27 @@ static void write_frame_seeds(void)
     buf_copy(&t, &b);
     t.p[8] = XLFT_HELLO_SIZE + 1;
     put_frames("hello_long", &t);
+    /* Names: a byte no name has, and one after the padding starts. */
+    buf_copy(&t, &b);
+    t.p[XLFT_HDR_SIZE + 12 + 2] = '/';
+    put_frames("hello_bad_host", &t);
+    buf_copy(&t, &b);
+    t.p[XLFT_HDR_SIZE + 76 + 10] = 'x';
+    put_frames("hello_pair_after_nul", &t);
+    /* Version 1's HELLO, from before host identities (52 bytes). */
+    t.len = 0;
+    {
+        uint8_t v1[XLFT_HDR_SIZE + 52] = { 'X', 'F', 'T', 'C', 1,
+                                           XLFT_T_HELLO, 0, 0, 52 };
+
+        v1[XLFT_HDR_SIZE] = v1[XLFT_HDR_SIZE + 2] = 1;
+        v1[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
+        v1[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
+        v1[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
+        buf_add(&t, v1, sizeof(v1));
+    }
+    put_frames("hello_v1", &t);
+    write_file("fuzz_session", "hello_v1", t.p, t.len);
     b.len = 0;
     add_frame(&b, &m[XLFT_T_LOG], 0);
     b.p[XLFT_HDR_SIZE + 16] = 0;            /* no records */
@@ -905,7 +933,7 @@ static void write_frame_seeds(void)
     b.p[XLFT_HDR_SIZE + XLFT_ERROR_HDR_SIZE] = '\n';
     put_frames("error_unprintable", &b);
 
-    /* fuzz_session's peers: pair 0x0123456789abcdef, encryption on. */
+    /* fuzz_session's peers: pair vm1 of hostA and hostB, encrypted. */
     b.len = 0;
     add_frame(&b, &m[XLFT_T_HELLO], 0);
     write_file("fuzz_session", "hello", b.p, b.len);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_crypto.c - logging channel sessions: the handshake succeeds only
- * between two sides with the same key, version and settings, and every
+ * between two sides with the same key, version and settings, two hosts
+ * of other names that accept each other for the same pair, and every
  * frame after it that is altered, cut, replayed, reordered or turned
  * around is refused, with a message saying so.
  */
@@ -28,6 +29,8 @@ static char msg[256];
 static uint8_t frame[XLFT_FRAME_MAX];
 static uint8_t frame2[XLFT_FRAME_MAX];
 
+#define V XLFT_WIRE_VERSION_MAX
+
 struct pair {
     struct xlft_session *i;     /* initiator: the primary */
     struct xlft_session *r;     /* responder: the secondary */
@@ -39,7 +42,8 @@ static struct xlft_session_cfg cfg_of(bool initiator, uint8_t enc,
     return (struct xlft_session_cfg){
         .key = key, .initiator = initiator,
         .role = initiator ? XLFT_ROLE_PRIMARY : XLFT_ROLE_SECONDARY,
-        .enc = enc, .domid = initiator ? 5 : 9, .pair_id = 0xfeed,
+        .enc = enc, .domid = initiator ? 5 : 9,
+        .host = initiator ? "hostA" : "hostB", .pair = "vm1",
     };
 }
 
@@ -149,8 +153,8 @@ static void round_trip(uint8_t enc)
     uint64_t seed = 0xc0ffee;
 
     pair_up(&p, enc);
-    CU_ASSERT_EQUAL(xlft_session_version(p.i), 1);
-    CU_ASSERT_EQUAL(xlft_session_version(p.r), 1);
+    CU_ASSERT_EQUAL(xlft_session_version(p.i), V);
+    CU_ASSERT_EQUAL(xlft_session_version(p.r), V);
     CU_ASSERT_EQUAL(xlft_session_peer_domid(p.i), 9);
     CU_ASSERT_EQUAL(xlft_session_peer_domid(p.r), 5);
     for (size_t i = 0; i < sizeof(recs); i++)
@@ -302,8 +306,11 @@ static void test_altered(void)
         pair_free(&p);
     }
 
-    /* A byte of each handshake frame. */
-    for (int which = 0; which < 3; which++) {
+    /*
+     * A byte of each handshake frame: the nonces, the MAC, and the names
+     * (another host, another pair) prove nothing without the key.
+     */
+    for (int which = 0; which < 5; which++) {
         struct xlft_session_cfg ci = cfg_of(true, XLFT_ENC_REQUIRED, key_a);
         struct xlft_session_cfg cr = cfg_of(false, XLFT_ENC_REQUIRED, key_a);
         uint8_t b0[XLFT_REPLY_MAX], b1[XLFT_REPLY_MAX], b2[XLFT_REPLY_MAX];
@@ -314,18 +321,22 @@ static void test_altered(void)
         pair_new(&p, &ci, &cr);
         n0 = xlft_session_start(p.i, b0, sizeof(b0), msg, sizeof(msg));
         if (which == 0)
-            b0[XLFT_HDR_SIZE + 25] ^= 0x80;         /* the nonce */
+            b0[XLFT_HDR_SIZE + 145] ^= 0x80;        /* the nonce */
+        if (which == 3)
+            b0[XLFT_HDR_SIZE + 12 + 4] = 'C';       /* hostA: hostC */
         ASSERT_RC(xlft_session_recv(p.r, b0, (size_t)n0, &d, b1, &n1, msg,
                                     sizeof(msg)), 0);
         if (which == 1)
-            b1[XLFT_HDR_SIZE + 20] ^= 0x80;         /* the nonce */
+            b1[XLFT_HDR_SIZE + 140] ^= 0x80;        /* the nonce */
+        if (which == 4)
+            b1[XLFT_HDR_SIZE + 10 + 4] = 'D';       /* hostB: hostD */
         rc = xlft_session_recv(p.i, b1, n1, &d, b2, &n2, msg, sizeof(msg));
-        if (which < 2) {
+        if (which != 2) {
             /* The transcripts differ: the keys do. */
             ASSERT_RC(rc, -EACCES);
         } else {
             ASSERT_RC(rc, 0);
-            b2[XLFT_HDR_SIZE + 60] ^= 0x80;         /* the MAC */
+            b2[XLFT_HDR_SIZE + 180] ^= 0x80;        /* the MAC */
             ASSERT_RC(xlft_session_recv(p.r, b2, n2, &d, b1, &n1, msg,
                                         sizeof(msg)), -EACCES);
         }
@@ -417,7 +428,7 @@ static void test_truncated(void)
     /* An encrypted session refuses a frame in clear, and the reverse. */
     pair_up(&p, XLFT_ENC_REQUIRED);
     ack_msg(&m, 1);
-    n = (size_t)xlft_frame_put(&m, 1, 1, frame, sizeof(frame), msg,
+    n = (size_t)xlft_frame_put(&m, V, 1, frame, sizeof(frame), msg,
                                sizeof(msg));
     ASSERT_RC(deliver(p.i, frame, n, &d), -EBADMSG);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "is not encrypted"));
@@ -439,25 +450,48 @@ static size_t peer_hello(uint8_t hdr_v, uint16_t lo, uint16_t hi)
     m.u.hello = (struct xlft_hello){
         .ver_min = lo, .ver_max = hi, .role = XLFT_ROLE_PRIMARY,
         .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
-        .domid = 3, .pair_id = 0xfeed,
+        .domid = 3, .host = "hostA", .pair = "vm1",
     };
     n = xlft_frame_put(&m, hdr_v, 0, frame, sizeof(frame), msg, sizeof(msg));
     CU_ASSERT_FATAL(n > 0);
     return (size_t)n;
 }
 
-/* Offer 'len' bytes at 'frame' to a fresh responder; expect 'err'. */
-static void responder_refuses(size_t len, int err, const char *what,
-                              uint32_t code)
+/*
+ * The HELLO of version 1, from before host identities: 52 bytes, with an
+ * 8-byte pair id where names now are (WIRE.md of version 1).
+ */
+static size_t v1_hello(void)
 {
-    struct xlft_session_cfg cr = cfg_of(false, XLFT_ENC_REQUIRED, key_a);
+    static const uint8_t hdr[] = {
+        'X', 'F', 'T', 'C', 1, XLFT_T_HELLO, 0, 0, 52, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0,
+    };
+
+    memset(frame, 0, XLFT_HDR_SIZE + 52);
+    memcpy(frame, hdr, sizeof(hdr));
+    frame[XLFT_HDR_SIZE + 0] = 1;                   /* versions 1 to 1 */
+    frame[XLFT_HDR_SIZE + 2] = 1;
+    frame[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
+    frame[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
+    frame[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
+    frame[XLFT_HDR_SIZE + 8] = 3;                   /* domid */
+    memset(frame + XLFT_HDR_SIZE + 12, 0xfe, 8);    /* pair id */
+    memset(frame + XLFT_HDR_SIZE + 20, 0x5a, 32);   /* nonce */
+    return XLFT_HDR_SIZE + 52;
+}
+
+/* Offer 'len' bytes at 'frame' to responder 'cr'; expect 'err'. */
+static void refused_by(const struct xlft_session_cfg *cr, size_t len,
+                       int err, const char *what, uint32_t code)
+{
     uint8_t reply[XLFT_REPLY_MAX];
     struct xlft_session *r;
     struct xlft_msg m, e;
     struct xlft_hdr h;
     size_t n;
 
-    ASSERT_RC(xlft_session_new(&r, &cr, msg, sizeof(msg)), 0);
+    ASSERT_RC(xlft_session_new(&r, cr, msg, sizeof(msg)), 0);
     ASSERT_RC(xlft_session_recv(r, frame, len, &m, reply, &n, msg,
                                 sizeof(msg)), err);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, what));
@@ -472,6 +506,14 @@ static void responder_refuses(size_t len, int err, const char *what,
     xlft_session_free(r);
 }
 
+static void responder_refuses(size_t len, int err, const char *what,
+                              uint32_t code)
+{
+    struct xlft_session_cfg cr = cfg_of(false, XLFT_ENC_REQUIRED, key_a);
+
+    refused_by(&cr, len, err, what, code);
+}
+
 static void test_versions(void)
 {
     struct xlft_session_cfg ci = cfg_of(true, XLFT_ENC_REQUIRED, key_a);
@@ -480,20 +522,27 @@ static void test_versions(void)
     struct xlft_msg m;
     size_t n;
 
-    /* Version 0 and 2 frames. */
-    responder_refuses(peer_hello(0, 1, 1), -EPROTONOSUPPORT,
-                      "is channel version 0; this side speaks versions 1 "
-                      "to 1", XLFT_ERR_VERSION);
-    responder_refuses(peer_hello(2, 2, 2), -EPROTONOSUPPORT,
-                      "is channel version 2", XLFT_ERR_VERSION);
-    /* A version 1 HELLO from peers that speak only 2-3, or only 0. */
-    responder_refuses(peer_hello(1, 2, 3), -EPROTONOSUPPORT,
-                      "no channel version in common: the initiator speaks "
-                      "2 to 3, the responder 1 to 1", XLFT_ERR_VERSION);
-    n = peer_hello(1, 1, 1);
+    /* A peer of version 1, from before host identities, is told so. */
+    responder_refuses(v1_hello(), -EPROTONOSUPPORT,
+                      "no channel version in common: the peer speaks 1 to "
+                      "1, this side 2 to 2 (an ftd from before host "
+                      "identities: upgrade it)", XLFT_ERR_VERSION);
+    /* HELLO frames of version 0 and 2 (a HELLO says 1). */
+    responder_refuses(peer_hello(0, 2, 2), -EPROTONOSUPPORT,
+                      "is channel version 0; this side speaks versions 2 "
+                      "to 2", XLFT_ERR_VERSION);
+    responder_refuses(peer_hello(2, 2, 2), -EBADMSG,
+                      "HELLO with version 2 in its header, not 1",
+                      XLFT_ERR_PROTOCOL);
+    /* A HELLO from peers that speak only 3-4, or only 0. */
+    n = peer_hello(1, 2, 2);
+    frame[XLFT_HDR_SIZE] = 3, frame[XLFT_HDR_SIZE + 2] = 4;
+    responder_refuses(n, -EPROTONOSUPPORT, "no channel version in common: "
+                      "the peer speaks 3 to 4, this side 2 to 2",
+                      XLFT_ERR_VERSION);
     frame[XLFT_HDR_SIZE] = frame[XLFT_HDR_SIZE + 2] = 0;
     responder_refuses(n, -EBADMSG, "version range 0-0", XLFT_ERR_PROTOCOL);
-    /* A peer that speaks 1 to 5 gets 1. */
+    /* A peer that speaks 1 to 5 gets 2. */
     {
         struct xlft_session_cfg cr = cfg_of(false, XLFT_ENC_REQUIRED, key_a);
         struct xlft_session *r;
@@ -502,30 +551,47 @@ static void test_versions(void)
         ASSERT_RC(xlft_session_new(&r, &cr, msg, sizeof(msg)), 0);
         ASSERT_RC(xlft_session_recv(r, frame, len, &m, reply, &n, msg,
                                     sizeof(msg)), 0);
-        CU_ASSERT_EQUAL(xlft_session_version(r), 1);
-        CU_ASSERT_EQUAL(reply[4], 1);
+        CU_ASSERT_EQUAL(xlft_session_version(r), 2);
+        CU_ASSERT_EQUAL(reply[4], 2);
         xlft_session_free(r);
     }
     /* Another log format. */
-    n = peer_hello(1, 1, 1);
+    n = peer_hello(1, 2, 2);
     frame[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION + 1;
     responder_refuses(n, -EPROTONOSUPPORT, "log format versions differ: "
                       "initiator 2, responder 1", XLFT_ERR_VERSION);
 
-    /* A responder answering in version 2 is refused by the initiator. */
+    /* A responder answering in version 3 is refused by the initiator. */
     ASSERT_RC(xlft_session_new(&i, &ci, msg, sizeof(msg)), 0);
     CU_ASSERT_FATAL(xlft_session_start(i, hello, sizeof(hello), msg,
                                        sizeof(msg)) > 0);
     m.type = XLFT_T_HELLO_ACK;
     m.u.hello_ack = (struct xlft_hello_ack){
-        .version = 2, .role = XLFT_ROLE_SECONDARY, .enc = XLFT_ENC_REQUIRED,
-        .log_version = FT_LOG_VERSION, .domid = 9, .pair_id = 0xfeed,
+        .version = 3, .role = XLFT_ROLE_SECONDARY, .enc = XLFT_ENC_REQUIRED,
+        .log_version = FT_LOG_VERSION, .domid = 9, .host = "hostB",
+        .pair = "vm1",
     };
-    n = (size_t)xlft_frame_put(&m, 1, 0, frame, sizeof(frame), msg,
+    n = (size_t)xlft_frame_put(&m, 2, 0, frame, sizeof(frame), msg,
                                sizeof(msg));
     ASSERT_RC(deliver(i, frame, n, &m), -EPROTONOSUPPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "the responder chose channel "
-                                       "version 2"));
+                                       "version 3"));
+    xlft_session_free(i);
+
+    /*
+     * A responder of version 1 refuses this side's HELLO (its length is
+     * not version 1's) in a version 1 ERROR frame: the reason is read.
+     */
+    ASSERT_RC(xlft_session_new(&i, &ci, msg, sizeof(msg)), 0);
+    CU_ASSERT_FATAL(xlft_session_start(i, hello, sizeof(hello), msg,
+                                       sizeof(msg)) > 0);
+    xlft_msg_error(&m, XLFT_ERR_PROTOCOL, "HELLO payload of 172 bytes; it "
+                   "takes 52");
+    n = (size_t)xlft_frame_put(&m, 1, 0, frame, sizeof(frame), msg,
+                               sizeof(msg));
+    ASSERT_RC(deliver(i, frame, n, &m), -ECONNABORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "(protocol error): \"HELLO payload "
+                                       "of 172 bytes"));
     xlft_session_free(i);
 }
 
@@ -533,19 +599,181 @@ static void test_settings(void)
 {
     size_t n;
 
-    n = peer_hello(1, 1, 1);
+    n = peer_hello(1, 2, 2);
     frame[XLFT_HDR_SIZE + 4] = XLFT_ROLE_SECONDARY;
     responder_refuses(n, -ECONNREFUSED, "both ends are secondary",
                       XLFT_ERR_CONFIG);
-    n = peer_hello(1, 1, 1);
-    frame[XLFT_HDR_SIZE + 12] = 0xee;
-    responder_refuses(n, -ECONNREFUSED, "pair ids differ: initiator 0xfeee, "
-                      "responder 0xfeed", XLFT_ERR_CONFIG);
-    n = peer_hello(1, 1, 1);
+    n = peer_hello(1, 2, 2);
+    frame[XLFT_HDR_SIZE + 76 + 2] = '2';
+    responder_refuses(n, -ECONNREFUSED, "pairs differ: initiator vm2 (host "
+                      "hostA), responder vm1", XLFT_ERR_CONFIG);
+    n = peer_hello(1, 2, 2);
     frame[XLFT_HDR_SIZE + 5] = XLFT_ENC_DISABLED;
     responder_refuses(n, -ECONNREFUSED, "encryption settings differ: "
                       "initiator disabled, responder required",
                       XLFT_ERR_CONFIG);
+}
+
+/*
+ * What a host's configuration says, as ftd's would: hostA and hostC may
+ * hold vm1 (key_a) with hostB; vm2 has a key of its own (key_b), with
+ * hostA only; no other pair is configured.
+ */
+static int accept_conf(void *arg, const char *pair, const char *peer_host,
+                       uint8_t *key, char *why, size_t whylen)
+{
+    int *asked = arg;
+
+    (*asked)++;
+    if (strcmp(pair, "vm1") && strcmp(pair, "vm2")) {
+        snprintf(why, whylen, "guest %s: not configured on this host", pair);
+        return -ECONNREFUSED;
+    }
+    if (strcmp(peer_host, "hostA") &&
+        (strcmp(peer_host, "hostC") || !strcmp(pair, "vm2"))) {
+        snprintf(why, whylen, "host %s is not among the peers of guest %s",
+                 peer_host, pair);
+        return -ECONNREFUSED;
+    }
+    if (key)
+        memcpy(key, strcmp(pair, "vm2") ? key_a : key_b, XLFT_KEY_SIZE);
+    return 0;
+}
+
+/* Names: the pair, who may be its peer, never a host of this one's name. */
+static void test_identities(void)
+{
+    struct xlft_session_cfg ci = cfg_of(true, XLFT_ENC_REQUIRED, key_a);
+    struct xlft_session_cfg cr = cfg_of(false, XLFT_ENC_REQUIRED, NULL);
+    struct xlft_session *last;
+    uint8_t reply[XLFT_REPLY_MAX];
+    struct xlft_msg m;
+    struct pair p;
+    int asked = 0;
+    size_t n;
+
+    cr.accept = accept_conf;
+    cr.arg = &asked;
+    cr.pair = NULL;
+    /* Both know who the other is. */
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), 0);
+    CU_ASSERT_STRING_EQUAL(xlft_session_peer_host(p.r), "hostA");
+    CU_ASSERT_STRING_EQUAL(xlft_session_peer_host(p.i), "hostB");
+    CU_ASSERT_STRING_EQUAL(xlft_session_pair(p.r), "vm1");
+    CU_ASSERT_EQUAL(asked, 1);
+    pair_free(&p);
+
+    /* A pair the responder has no section for. */
+    ci.pair = "vm9";
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), -ECONNREFUSED);
+    CU_ASSERT(last == p.r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "pair vm9, peer host hostA: guest "
+                                       "vm9: not configured on this host"));
+    /* The initiator is told why, in clear (no key is agreed). */
+    ASSERT_RC(deliver(p.i, reply, n, &m), -ECONNABORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "(configuration error): \"pair vm9, "
+                                       "peer host hostA: guest vm9: not "
+                                       "configured"));
+    pair_free(&p);
+
+    /* A peer host not among the pair's peers. */
+    ci.pair = "vm2";
+    ci.host = "hostC";
+    ci.key = key_b;
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), -ECONNREFUSED);
+    CU_ASSERT(last == p.r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "host hostC is not among the peers "
+                                       "of guest vm2"));
+    ASSERT_RC(deliver(p.i, reply, n, &m), -ECONNABORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "(configuration error)"));
+    pair_free(&p);
+
+    /* Two hosts of one name: refused before any key is looked up. */
+    asked = 0;
+    ci = cfg_of(true, XLFT_ENC_REQUIRED, key_a);
+    ci.host = "hostB";
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), -ECONNREFUSED);
+    CU_ASSERT(last == p.r);
+    CU_ASSERT_EQUAL(asked, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "pair vm1: the peer is host hostB, "
+                                       "as this host is: two hosts may not "
+                                       "share a name"));
+    ASSERT_RC(deliver(p.i, reply, n, &m), -ECONNABORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "two hosts may not share a name"));
+    pair_free(&p);
+
+    /* An initiator that wants another host refuses the one that answers,
+     * once it has proved the key. */
+    asked = 0;
+    ci = cfg_of(true, XLFT_ENC_REQUIRED, key_a);
+    ci.accept = accept_conf;
+    ci.arg = &asked;
+    cr = cfg_of(false, XLFT_ENC_REQUIRED, key_a);
+    cr.host = "hostD";
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), -ECONNREFUSED);
+    CU_ASSERT(last == p.i);
+    CU_ASSERT_EQUAL(asked, 1);
+    CU_ASSERT(!xlft_session_established(p.i));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "pair vm1, peer host hostD: host "
+                                       "hostD is not among the peers"));
+    ASSERT_RC(deliver(p.r, reply, n, &m), -ECONNABORTED);
+    pair_free(&p);
+
+    /* No name, or a bad one, makes no session. */
+    ci = cfg_of(true, XLFT_ENC_REQUIRED, key_a);
+    ci.host = "a b";
+    ASSERT_RC(xlft_session_new(&last, &ci, msg, sizeof(msg)), -EINVAL);
+    ci.host = "hostA";
+    ci.pair = NULL;
+    ASSERT_RC(xlft_session_new(&last, &ci, msg, sizeof(msg)), -EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "an initiator names no pair"));
+}
+
+/* The responder takes the key of the pair the initiator names. */
+static void test_pair_keys(void)
+{
+    struct xlft_session_cfg ci = cfg_of(true, XLFT_ENC_REQUIRED, key_b);
+    struct xlft_session_cfg cr = cfg_of(false, XLFT_ENC_REQUIRED, NULL);
+    struct xlft_session *last;
+    uint8_t reply[XLFT_REPLY_MAX];
+    struct pair p;
+    int asked = 0;
+    size_t n;
+
+    cr.accept = accept_conf;
+    cr.arg = &asked;
+    cr.pair = NULL;
+    /* vm2 with its own key, vm1 with the host's, one responder config. */
+    ci.pair = "vm2";
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), 0);
+    CU_ASSERT_STRING_EQUAL(xlft_session_pair(p.r), "vm2");
+    pair_free(&p);
+    ci.pair = "vm1";
+    ci.key = key_a;
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), 0);
+    pair_free(&p);
+    /* The host's key for vm2, vm2's for vm1: both refused. */
+    ci.pair = "vm2";
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), -EACCES);
+    CU_ASSERT(last == p.i);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "peer has a different key"));
+    pair_free(&p);
+    ci.pair = "vm1";
+    ci.key = key_b;
+    pair_new(&p, &ci, &cr);
+    ASSERT_RC(handshake(&p, &last, reply, &n), -EACCES);
+    pair_free(&p);
+    /* A responder with neither a key nor a way to find one: no session. */
+    cr.accept = NULL;
+    ASSERT_RC(xlft_session_new(&last, &cr, msg, sizeof(msg)), -EINVAL);
 }
 
 static void test_out_of_turn(void)
@@ -567,7 +795,7 @@ static void test_out_of_turn(void)
     /* A LOG instead of a HELLO. */
     m.type = XLFT_T_LOG;
     m.u.log = (struct xlft_log){ 1, 1, 1, 1, key_a };
-    n = (size_t)xlft_frame_put(&m, 1, 0, frame, sizeof(frame), msg,
+    n = (size_t)xlft_frame_put(&m, V, 0, frame, sizeof(frame), msg,
                                sizeof(msg));
     ASSERT_RC(deliver(p.r, frame, n, &d), -EPROTO);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "LOG frame 0 out of turn"));
@@ -576,7 +804,10 @@ static void test_out_of_turn(void)
     /* A HELLO after the handshake. */
     pair_up(&p, XLFT_ENC_REQUIRED);
     m.type = XLFT_T_HELLO;
-    m.u.hello = (struct xlft_hello){ 1, 1, 1, 1, 1, 3, 0xfeed, { 0 } };
+    m.u.hello = (struct xlft_hello){
+        .ver_min = 2, .ver_max = 2, .role = 1, .enc = 1, .log_version = 1,
+        .domid = 3, .host = "hostA", .pair = "vm1",
+    };
     n = seal(p.i, &m, frame);
     ASSERT_RC(deliver(p.r, frame, n, &d), -EPROTO);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "after the handshake"));
@@ -719,7 +950,7 @@ static void test_key_file_hostile(void)
     unlink(path);
 }
 
-/* A responder serving any pair takes the initiator's pair id. */
+/* A responder serving any pair takes the initiator's pair. */
 static void test_pair_any(void)
 {
     struct xlft_session_cfg ci = cfg_of(true, XLFT_ENC_REQUIRED, key_a);
@@ -729,12 +960,13 @@ static void test_pair_any(void)
     struct pair p;
     size_t n;
 
-    cr.pair_id = XLFT_PAIR_ANY;
+    cr.pair = NULL;
     pair_new(&p, &ci, &cr);
+    CU_ASSERT_STRING_EQUAL(xlft_session_pair(p.r), "");
     ASSERT_RC(handshake(&p, &last, reply, &n), 0);
     CU_ASSERT(xlft_session_established(p.r));
-    CU_ASSERT_EQUAL(xlft_session_pair_id(p.r), 0xfeed);
-    CU_ASSERT_EQUAL(xlft_session_pair_id(p.i), 0xfeed);
+    CU_ASSERT_STRING_EQUAL(xlft_session_pair(p.r), "vm1");
+    CU_ASSERT_STRING_EQUAL(xlft_session_pair(p.i), "vm1");
     pair_free(&p);
 
     /* Still the key decides. */
@@ -762,12 +994,16 @@ void register_crypto_tests(void)
     CU_add_test(s, "replayed, reordered, old and reflected frames refused",
                 test_replayed_reordered);
     CU_add_test(s, "truncated frames refused", test_truncated);
-    CU_add_test(s, "version 0 and 2 peers refused, 1-5 gets 1",
-                test_versions);
+    CU_add_test(s, "version 1 (no identities), 0 and 3 peers refused, "
+                "1-5 gets 2", test_versions);
     CU_add_test(s, "a responder for any pair takes the initiator's",
                 test_pair_any);
-    CU_add_test(s, "roles, pair id and encryption must agree",
+    CU_add_test(s, "roles, pair and encryption must agree",
                 test_settings);
+    CU_add_test(s, "an unknown pair or peer, a host of our name refused",
+                test_identities);
+    CU_add_test(s, "the responder takes the key of the pair named",
+                test_pair_keys);
     CU_add_test(s, "frames out of turn are refused", test_out_of_turn);
     CU_add_test(s, "key files: good, missing, loose, short, long, bad",
                 test_key_file);

@@ -10,6 +10,8 @@
 #include "xlft_frame.h"
 #include "unit.h"
 
+#define V XLFT_WIRE_VERSION_MAX
+
 static uint8_t buf[XLFT_FRAME_MAX];
 static uint8_t buf2[XLFT_FRAME_MAX];
 static char msg[256];
@@ -25,15 +27,15 @@ static void sample(unsigned int type, struct xlft_msg *m,
         m->u.hello = (struct xlft_hello){
             .ver_min = 1, .ver_max = 3, .role = XLFT_ROLE_PRIMARY,
             .enc = XLFT_ENC_REQUIRED, .log_version = 1, .domid = 7,
-            .pair_id = 0x1122334455667788ull,
+            .host = "hostA", .pair = "vm-1.x_y",
         };
         memset(m->u.hello.nonce, 0xa5, XLFT_NONCE_SIZE);
         break;
     case XLFT_T_HELLO_ACK:
         m->u.hello_ack = (struct xlft_hello_ack){
-            .version = 1, .role = XLFT_ROLE_SECONDARY,
+            .version = 2, .role = XLFT_ROLE_SECONDARY,
             .enc = XLFT_ENC_DISABLED, .log_version = 1, .domid = 0xfffe,
-            .pair_id = 42,
+            .host = "hostB", .pair = "vm-1.x_y",
         };
         memset(m->u.hello_ack.nonce, 0x3c, XLFT_NONCE_SIZE);
         memset(m->u.hello_ack.mac, 0xc3, XLFT_MAC_SIZE);
@@ -78,7 +80,7 @@ static void test_round_trip(void)
         int n, k;
 
         sample(t, &m, bytes, sizeof(bytes));
-        n = xlft_frame_put(&m, 1, 77 + t, buf, sizeof(buf), msg,
+        n = xlft_frame_put(&m, V, 77 + t, buf, sizeof(buf), msg,
                            sizeof(msg));
         CU_ASSERT_FATAL(n > 0);
         CU_ASSERT_EQUAL(n, (int)(XLFT_HDR_SIZE + xlft_payload_size(&m)));
@@ -87,11 +89,11 @@ static void test_round_trip(void)
         CU_ASSERT_EQUAL(h.type, t);
         CU_ASSERT_EQUAL(h.seq, 77 + t);
         CU_ASSERT_EQUAL(h.flags, 0);
-        CU_ASSERT_EQUAL(h.version, 1);
+        CU_ASSERT_EQUAL(h.version, V);
         CU_ASSERT_EQUAL(h.len, (uint32_t)n - XLFT_HDR_SIZE);
 
         /* The same bytes again from what was decoded. */
-        k = xlft_frame_put(&d, 1, 77 + t, buf2, sizeof(buf2), msg,
+        k = xlft_frame_put(&d, V, 77 + t, buf2, sizeof(buf2), msg,
                            sizeof(msg));
         CU_ASSERT_EQUAL(k, n);
         CU_ASSERT(memcmp(buf, buf2, (size_t)n) == 0);
@@ -106,32 +108,39 @@ static void test_fields(void)
 
     /* Offsets as WIRE.md gives them. */
     sample(XLFT_T_HELLO, &m, NULL, 0);
-    n = xlft_frame_put(&m, 1, 0x0102030405060708ull, buf, sizeof(buf),
+    n = xlft_frame_put(&m, V, 0x0102030405060708ull, buf, sizeof(buf),
                        msg, sizeof(msg));
     CU_ASSERT_EQUAL(n, XLFT_HDR_SIZE + XLFT_HELLO_SIZE);
     CU_ASSERT(memcmp(buf, "XFTC", 4) == 0);
-    CU_ASSERT_EQUAL(buf[4], 1);
+    CU_ASSERT_EQUAL(buf[4], V);
     CU_ASSERT_EQUAL(buf[5], XLFT_T_HELLO);
     CU_ASSERT_EQUAL(buf[8], XLFT_HELLO_SIZE);
     CU_ASSERT_EQUAL(buf[12], 0x08);
     CU_ASSERT_EQUAL(buf[19], 0x01);
     CU_ASSERT_EQUAL(buf[20 + 2], 3);
-    CU_ASSERT_EQUAL(buf[20 + 12], 0x88);
-    CU_ASSERT_EQUAL(buf[20 + 20], 0xa5);
+    CU_ASSERT(memcmp(buf + 20 + 12, "hostA\0", 6) == 0);
+    CU_ASSERT_EQUAL(buf[20 + 75], 0);
+    CU_ASSERT(memcmp(buf + 20 + 76, "vm-1.x_y\0", 9) == 0);
+    CU_ASSERT_EQUAL(buf[20 + 139], 0);
+    CU_ASSERT_EQUAL(buf[20 + 140], 0xa5);
+    CU_ASSERT_EQUAL(buf[20 + 171], 0xa5);
 
     sample(XLFT_T_HELLO_ACK, &m, NULL, 0);
-    n = xlft_frame_put(&m, 1, 0, buf, sizeof(buf), msg, sizeof(msg));
+    n = xlft_frame_put(&m, V, 0, buf, sizeof(buf), msg, sizeof(msg));
     CU_ASSERT_EQUAL(n, XLFT_HDR_SIZE + XLFT_HELLO_ACK_SIZE);
     CU_ASSERT_EQUAL(xlft_frame_get(buf, (size_t)n, &h, &d, msg,
                                    sizeof(msg)), n);
     CU_ASSERT_EQUAL(d.u.hello_ack.domid, 0xfffe);
-    CU_ASSERT_EQUAL(d.u.hello_ack.pair_id, 42);
+    CU_ASSERT_STRING_EQUAL(d.u.hello_ack.host, "hostB");
+    CU_ASSERT_STRING_EQUAL(d.u.hello_ack.pair, "vm-1.x_y");
     CU_ASSERT_EQUAL(d.u.hello_ack.mac[31], 0xc3);
-    CU_ASSERT_EQUAL(buf[20 + 50], 0xc3);
-    CU_ASSERT_EQUAL(buf[20 + 49], 0x3c);
+    CU_ASSERT(memcmp(buf + 20 + 10, "hostB\0", 6) == 0);
+    CU_ASSERT(memcmp(buf + 20 + 74, "vm-1.x_y\0", 9) == 0);
+    CU_ASSERT_EQUAL(buf[20 + 170], 0xc3);
+    CU_ASSERT_EQUAL(buf[20 + 169], 0x3c);
 
     sample(XLFT_T_ERROR, &m, NULL, 0);
-    n = xlft_frame_put(&m, 1, 0, buf, sizeof(buf), msg, sizeof(msg));
+    n = xlft_frame_put(&m, V, 0, buf, sizeof(buf), msg, sizeof(msg));
     CU_ASSERT_EQUAL(xlft_frame_get(buf, (size_t)n, &h, &d, msg,
                                    sizeof(msg)), n);
     CU_ASSERT_STRING_EQUAL(d.u.error.reason, "both ends are primary");
@@ -140,7 +149,7 @@ static void test_fields(void)
     /* An empty state stream is the one empty chunk. */
     sample(XLFT_T_STATE, &m, NULL, 0);
     m.u.state.offset = m.u.state.total = 0;
-    n = xlft_frame_put(&m, 1, 0, buf, sizeof(buf), msg, sizeof(msg));
+    n = xlft_frame_put(&m, V, 0, buf, sizeof(buf), msg, sizeof(msg));
     CU_ASSERT_EQUAL(n, XLFT_HDR_SIZE + XLFT_STATE_HDR_SIZE);
     CU_ASSERT_EQUAL(xlft_frame_get(buf, (size_t)n, &h, &d, msg,
                                    sizeof(msg)), n);
@@ -180,7 +189,7 @@ static void test_log_records(void)
         .first_seq = 1, .sent_ns = 1, .count = nrec, .len = len,
         .recs = recs,
     };
-    n = xlft_frame_put(&m, 1, 3, buf, sizeof(buf), msg, sizeof(msg));
+    n = xlft_frame_put(&m, V, 3, buf, sizeof(buf), msg, sizeof(msg));
     CU_ASSERT_FATAL(n > 0);
     CU_ASSERT_EQUAL(xlft_frame_get(buf, (size_t)n, &h, &d, msg,
                                    sizeof(msg)), n);
@@ -194,11 +203,11 @@ static void test_log_records(void)
 
     /* The largest LOG payload fits, one byte more does not. */
     m.u.log.len = XLFT_PLAIN_MAX - XLFT_LOG_HDR_SIZE;
-    CU_ASSERT_EQUAL(xlft_frame_put(&m, 1, 3, buf, sizeof(buf), msg,
+    CU_ASSERT_EQUAL(xlft_frame_put(&m, V, 3, buf, sizeof(buf), msg,
                                    sizeof(msg)), (int)XLFT_FRAME_MAX -
                                                  (int)XLFT_TAG_SIZE);
     m.u.log.len++;
-    ASSERT_RC(xlft_frame_put(&m, 1, 3, buf, sizeof(buf), msg, sizeof(msg)),
+    ASSERT_RC(xlft_frame_put(&m, V, 3, buf, sizeof(buf), msg, sizeof(msg)),
               -EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "over the limit"));
 }
@@ -210,7 +219,7 @@ static void test_header_errors(void)
     int n;
 
     sample(XLFT_T_ACK, &m, NULL, 0);
-    n = xlft_frame_put(&m, 1, 5, buf, sizeof(buf), msg, sizeof(msg));
+    n = xlft_frame_put(&m, V, 5, buf, sizeof(buf), msg, sizeof(msg));
     CU_ASSERT_FATAL(n > 0);
 
     memcpy(buf2, buf, (size_t)n);
@@ -219,13 +228,29 @@ static void test_header_errors(void)
               -EBADMSG);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "magic"));
 
-    /* A version 0 and a version 2 peer. */
-    for (int v = 0; v <= 2; v += 2) {
+    /* Versions 0, 1 (before host identities) and 3. */
+    for (int v = 0; v <= 3; v += v ? 2 : 1) {
         memcpy(buf2, buf, (size_t)n);
         buf2[4] = (uint8_t)v;
         ASSERT_RC(xlft_frame_get(buf2, (size_t)n, &h, &d, msg, sizeof(msg)),
                   -EPROTONOSUPPORT);
-        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "speaks versions 1 to 1"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "speaks versions 2 to 2"));
+    }
+    /* A HELLO, and an ERROR refusing one, are read in version 1 too. */
+    for (unsigned int t = XLFT_T_HELLO; t <= XLFT_T_ERROR;
+         t += XLFT_T_ERROR - XLFT_T_HELLO) {
+        struct xlft_msg e;
+        int k;
+
+        sample(t, &e, NULL, 0);
+        k = xlft_frame_put(&e, XLFT_WIRE_VERSION_HELLO, 0, buf2,
+                           sizeof(buf2), msg, sizeof(msg));
+        ASSERT_RC(xlft_frame_get(buf2, (size_t)k, &h, &d, msg, sizeof(msg)),
+                  k);
+        CU_ASSERT_EQUAL(h.version, 1);
+        buf2[4] = 0;
+        ASSERT_RC(xlft_frame_get(buf2, (size_t)k, &h, &d, msg, sizeof(msg)),
+                  -EPROTONOSUPPORT);
     }
 
     for (int t = 0; t <= 255; t += 255) {
@@ -251,7 +276,7 @@ static void test_header_errors(void)
     ASSERT_RC(xlft_hdr_get(buf2, XLFT_HDR_SIZE, &h, msg, sizeof(msg)),
               -EMSGSIZE);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "over the limit"));
-    h = (struct xlft_hdr){ 1, XLFT_T_LOG, 0,
+    h = (struct xlft_hdr){ V, XLFT_T_LOG, 0,
                            XLFT_FRAME_MAX - XLFT_HDR_SIZE + 1, 0 };
     xlft_hdr_put(buf2, &h);
     ASSERT_RC(xlft_hdr_get(buf2, XLFT_HDR_SIZE, &h, msg, sizeof(msg)),
@@ -278,7 +303,7 @@ static void test_truncated(void)
         int n;
 
         sample(t, &m, bytes, sizeof(bytes));
-        n = xlft_frame_put(&m, 1, 0, buf, sizeof(buf), msg, sizeof(msg));
+        n = xlft_frame_put(&m, V, 0, buf, sizeof(buf), msg, sizeof(msg));
         CU_ASSERT_FATAL(n > 0);
         for (int cut = 0; cut < n; cut++) {
             ASSERT_RC(xlft_frame_get(buf, (size_t)cut, &h, &d, msg,
@@ -346,6 +371,16 @@ static void test_malformed(void)
     poked(XLFT_T_HELLO_ACK, 2, 0, "role 0");
     poked(XLFT_T_HELLO_ACK, 3, 9, "encryption 9");
     poked(XLFT_T_HELLO_ACK, 4, 0, "log version 0");
+    /* Names: the allowed bytes, at least one, NUL-padded, one spelling. */
+    poked(XLFT_T_HELLO, 12, 0, "host or pair field is no name");
+    poked(XLFT_T_HELLO, 12, '.', "host or pair field is no name");
+    poked(XLFT_T_HELLO, 14, '/', "host or pair field is no name");
+    poked(XLFT_T_HELLO, 14, 0xc3, "host or pair field is no name");
+    poked(XLFT_T_HELLO, 20, 'x', "host or pair field is no name");
+    poked(XLFT_T_HELLO, 76 + 63, 'x', "host or pair field is no name");
+    poked(XLFT_T_HELLO_ACK, 10, 0, "host or pair field is no name");
+    poked(XLFT_T_HELLO_ACK, 74 + 9, ' ', "host or pair field is no name");
+    poked(XLFT_T_HELLO_ACK, 74 + 20, 'x', "host or pair field is no name");
 
     /* LOG: first 1000, 1 record in 4 bytes. */
     poked(XLFT_T_LOG, 16, 0, "0 records");
@@ -393,6 +428,52 @@ static void test_malformed(void)
             XLFT_ERROR_REASON_MAX + 1, "reason length 201");
 }
 
+/* A name of the whole field (no NUL) is one; a HELLO before them none. */
+static void test_names(void)
+{
+    struct xlft_msg m, d;
+    int n;
+
+    sample(XLFT_T_HELLO, &m, NULL, 0);
+    memset(m.u.hello.host, 'h', XLFT_NAME_SIZE);
+    m.u.hello.host[XLFT_NAME_SIZE] = '\0';
+    n = xlft_payload_put(&m, buf, sizeof(buf), msg, sizeof(msg));
+    CU_ASSERT_EQUAL_FATAL(n, XLFT_HELLO_SIZE);
+    CU_ASSERT_EQUAL(buf[12 + 63], 'h');
+    CU_ASSERT_EQUAL(buf[76], 'v');
+    ASSERT_RC(xlft_payload_get(XLFT_T_HELLO, buf, (size_t)n, &d, msg,
+                               sizeof(msg)), 0);
+    CU_ASSERT_EQUAL(strlen(d.u.hello.host), XLFT_NAME_SIZE);
+    CU_ASSERT(xlft_name_ok("a") && xlft_name_ok("host-B_2.lan"));
+    CU_ASSERT(!xlft_name_ok("") && !xlft_name_ok(".x") &&
+              !xlft_name_ok("a b") && !xlft_name_ok("a/b"));
+    /* The encoder refuses what is no name. */
+    sample(XLFT_T_HELLO, &m, NULL, 0);
+    m.u.hello.pair[0] = '\0';
+    ASSERT_RC(xlft_payload_put(&m, buf, sizeof(buf), msg, sizeof(msg)),
+              -EINVAL);
+
+    /*
+     * Version 1's HELLO (52 bytes: versions 1 to 1, role, encryption,
+     * log version, domid, an 8-byte pair id, nonce) is told it has no
+     * version in common, not that it is malformed.
+     */
+    memset(buf, 0, 52);
+    buf[0] = 1, buf[2] = 1, buf[4] = XLFT_ROLE_PRIMARY;
+    buf[5] = XLFT_ENC_REQUIRED, buf[6] = 1;
+    ASSERT_RC(xlft_payload_get(XLFT_T_HELLO, buf, 52, &d, msg, sizeof(msg)),
+              -EPROTONOSUPPORT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "no channel version in common: the "
+                                       "peer speaks 1 to 1, this side 2 to "
+                                       "2 (an ftd from before host "
+                                       "identities: upgrade it)"));
+    /* and a later one that speaks only 3 and up likewise. */
+    buf[0] = 3, buf[2] = 4;
+    ASSERT_RC(xlft_payload_get(XLFT_T_HELLO, buf, 300, &d, msg, sizeof(msg)),
+              -EPROTONOSUPPORT);
+    CU_ASSERT_PTR_NULL(strstr(msg, "upgrade"));
+}
+
 static void test_encoder_refuses(void)
 {
     static const uint8_t bytes[] = { 1, 2, 3, 4 };
@@ -401,16 +482,16 @@ static void test_encoder_refuses(void)
 
     sample(XLFT_T_HELLO, &m, NULL, 0);
     m.u.hello.ver_min = 0;
-    ASSERT_RC(xlft_frame_put(&m, 1, 0, buf, sizeof(buf), msg, sizeof(msg)),
+    ASSERT_RC(xlft_frame_put(&m, V, 0, buf, sizeof(buf), msg, sizeof(msg)),
               -EINVAL);
     CU_ASSERT_EQUAL(xlft_payload_size(&m), 0);
 
     sample(XLFT_T_LOG, &m, bytes, sizeof(bytes));
-    ASSERT_RC(xlft_frame_put(&m, 1, 0, buf, XLFT_HDR_SIZE + 23, msg,
+    ASSERT_RC(xlft_frame_put(&m, V, 0, buf, XLFT_HDR_SIZE + 23, msg,
                              sizeof(msg)), -ENOBUFS);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "does not fit"));
-    ASSERT_RC(xlft_frame_put(&m, 1, 0, buf, 3, msg, sizeof(msg)), -ENOBUFS);
-    CU_ASSERT_EQUAL(xlft_frame_put(&m, 1, 0, buf, XLFT_HDR_SIZE + 24, msg,
+    ASSERT_RC(xlft_frame_put(&m, V, 0, buf, 3, msg, sizeof(msg)), -ENOBUFS);
+    CU_ASSERT_EQUAL(xlft_frame_put(&m, V, 0, buf, XLFT_HDR_SIZE + 24, msg,
                                    sizeof(msg)), XLFT_HDR_SIZE + 24);
 
     m.type = 0;
@@ -445,6 +526,8 @@ void register_frame_tests(void)
     CU_add_test(s, "every truncation is reported", test_truncated);
     CU_add_test(s, "malformed payloads of each type refused",
                 test_malformed);
+    CU_add_test(s, "names in hellos; a version 1 HELLO has none in common",
+                test_names);
     CU_add_test(s, "the encoder refuses what would not decode",
                 test_encoder_refuses);
 }

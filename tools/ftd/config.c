@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * config.c - /etc/xen/ft.conf: "key = value" lines, '#' comments, and
- * "[guest NAME]" sections for the guests this host may run.  Every
+ * "[guest NAME]" sections for the guests this host may protect or
+ * run a copy of, with the hosts each may be paired with.  Every
  * mistake is refused with the line it is on; an unknown key is named
  * with the key it was probably meant to be.
  */
@@ -44,7 +45,8 @@ static const struct key host_keys[] = {
     STR("backend", backend),
 };
 
-static const char *const guest_keys[] = { "disk", "net", "mem" };
+static const char *const guest_keys[] = { "disk", "net", "mem", "peers",
+                                          "key" };
 
 bool ftd_name_ok(const char *s)
 {
@@ -170,10 +172,60 @@ static int set_host(struct ftd_config *c, const char *k, const char *v,
     return -ENOENT;
 }
 
+/* "hostB, hostC": names, apart by commas (and blanks), each once. */
+static int set_peers(struct ftd_guest *g, const char *v, char *why,
+                     size_t len)
+{
+    char list[1024], *save = NULL;
+
+    if (g->npeers) {
+        snprintf(why, len, "peers given twice for guest %s; name every "
+                 "host on one line", g->name);
+        return -EINVAL;
+    }
+    snprintf(list, sizeof(list), "%s", v);
+    for (char *t = strtok_r(list, ", \t", &save); t;
+         t = strtok_r(NULL, ", \t", &save)) {
+        if (!ftd_name_ok(t)) {
+            snprintf(why, len, "peers: '%.64s' is not a host name "
+                     "(letters, digits, '-', '_', '.')", t);
+            return -EINVAL;
+        }
+        for (unsigned int i = 0; i < g->npeers; i++) {
+            if (!strcmp(g->peers[i], t)) {
+                snprintf(why, len, "peers: %s named twice", t);
+                return -EINVAL;
+            }
+        }
+        if (g->npeers == FTD_PEERS_MAX) {
+            snprintf(why, len, "peers: more than %d hosts", FTD_PEERS_MAX);
+            return -EINVAL;
+        }
+        strcpy(g->peers[g->npeers++], t);
+    }
+    if (!g->npeers) {
+        snprintf(why, len, "peers names no host");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int set_guest(struct ftd_guest *g, const char *k, const char *v,
                      char *why, size_t len)
 {
     uint64_t n;
+
+    if (!strcmp(k, "peers"))
+        return set_peers(g, v, why, len);
+    if (!strcmp(k, "key")) {
+        if (strlen(v) >= sizeof(g->key)) {
+            snprintf(why, len, "key: at most %zu characters",
+                     sizeof(g->key) - 1);
+            return -EINVAL;
+        }
+        strcpy(g->key, v);
+        return 0;
+    }
 
     if (!strcmp(k, "disk") || !strcmp(k, "net")) {
         char *field = !strcmp(k, "disk") ? g->disk : g->net;
@@ -323,7 +375,56 @@ int ftd_config_load(struct ftd_config *c, const char *path, char *err,
                  "heartbeats (%u)", path, 3 * c->heartbeat_ms);
         return -EINVAL;
     }
+    for (unsigned int i = 0; i < c->nguests; i++) {
+        const struct ftd_guest *gi = &c->guests[i];
+
+        for (unsigned int j = 0; j < gi->npeers; j++) {
+            if (strcmp(gi->peers[j], c->host_name))
+                continue;
+            snprintf(err, errlen, "%s: guest %s: peers names this host "
+                     "(%s): a guest is paired with another host", path,
+                     gi->name, c->host_name);
+            return -EINVAL;
+        }
+    }
     return 0;
+}
+
+int ftd_config_peer_ok(const struct ftd_config *c, const char *name,
+                       const char *peer, char *why, size_t len)
+{
+    const struct ftd_guest *g = ftd_config_guest(c, name);
+    char list[FTD_PEERS_MAX * (FTD_NAME_MAX + 2)] = "";
+
+    if (!g) {
+        snprintf(why, len, "guest %s: not configured on this host (no "
+                 "[guest %s] section with peers= in ft.conf)", name, name);
+        return -ECONNREFUSED;
+    }
+    /* No line is no door: an upgraded host pairs nothing until told. */
+    if (!g->npeers) {
+        snprintf(why, len, "guest %s has no peers= line in this host's "
+                 "ft.conf: no host may be paired with it", name);
+        return -ECONNREFUSED;
+    }
+    if (!peer)
+        return 0;
+    for (unsigned int i = 0; i < g->npeers; i++) {
+        if (!strcmp(g->peers[i], peer))
+            return 0;
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                 i ? ", " : "", g->peers[i]);
+    }
+    snprintf(why, len, "host %s is not among the peers of guest %s in this "
+             "host's ft.conf (peers = %s)", peer, name, list);
+    return -ECONNREFUSED;
+}
+
+const char *ftd_config_key(const struct ftd_config *c, const char *name)
+{
+    const struct ftd_guest *g = ftd_config_guest(c, name);
+
+    return g && g->key[0] ? g->key : c->key;
 }
 
 const struct ftd_guest *ftd_config_guest(const struct ftd_config *c,

@@ -12,13 +12,20 @@
 
 #define FTD_NAME_MAX    64
 #define FTD_GUESTS_MAX  64
+#define FTD_PEERS_MAX   8
 
-/* A guest this host may run: as the secondary, ftd starts it itself. */
+/*
+ * A guest this host may protect or hold a copy of (as the secondary,
+ * ftd starts it itself), and the hosts it may be paired with.
+ */
 struct ftd_guest {
     char name[FTD_NAME_MAX + 1];
     char disk[256];             /* --disk of its ftvm, "" for none */
     char net[64];               /* --net of its ftvm, "" for none */
     uint32_t mem_mib;           /* 0: ftvm's default */
+    char peers[FTD_PEERS_MAX][FTD_NAME_MAX + 1];
+    unsigned int npeers;        /* 0: no peers line, no pairing at all */
+    char key[256];              /* its own key file, "" for the host's */
 };
 
 struct ftd_config {
@@ -48,6 +55,17 @@ int ftd_config_load(struct ftd_config *c, const char *path, char *err,
 /* The guest called 'name', or NULL. */
 const struct ftd_guest *ftd_config_guest(const struct ftd_config *c,
                                          const char *name);
+
+/*
+ * May guest 'name' be paired with host 'peer' (NULL: with any host its
+ * section names)?  0, or -ECONNREFUSED with 'why' saying what ft.conf
+ * lacks.
+ */
+int ftd_config_peer_ok(const struct ftd_config *c, const char *name,
+                       const char *peer, char *why, size_t len);
+
+/* The key file of guest 'name': its own, or the host's. */
+const char *ftd_config_key(const struct ftd_config *c, const char *name);
 
 /* A pair or guest name: 1 to FTD_NAME_MAX of [A-Za-z0-9._-], no '.' first. */
 bool ftd_name_ok(const char *s);

@@ -41,8 +41,10 @@ static const char usage[] =
     "options: --backend ftvm|xen GUEST is ftvm's control socket (default),\n"
     "                            or a Xen domain; a Xen secondary takes no\n"
     "                            --guest: the copy creates it\n"
-    "         --host-name NAME   this host, to the arbiter (default: its\n"
-    "                            host name)\n"
+    "         --host-name NAME   this host, to its peer and the arbiter\n"
+    "                            (default: its host name)\n"
+    "         --peer-name NAME   the host the peer must prove it is\n"
+    "                            (default: any but this one)\n"
     "         --encryption required|disabled   (default required)\n"
     "         --heartbeat MS --timeout MS      (default 50, 300)\n"
     "         --ring BYTES       each shared ring (default 1 MiB)\n"
@@ -164,6 +166,7 @@ int main(int argc, char **argv)
         { "key", required_argument, NULL, 'k' },
         { "arbiter", required_argument, NULL, 'a' },
         { "host-name", required_argument, NULL, 'H' },
+        { "peer-name", required_argument, NULL, 'N' },
         { "encryption", required_argument, NULL, 'e' },
         { "heartbeat", required_argument, NULL, 'b' },
         { "timeout", required_argument, NULL, 't' },
@@ -193,7 +196,7 @@ int main(int argc, char **argv)
                      strcmp(argv[1], "secondary")))
         return service(argc, argv);
     cfg.role = !strcmp(argv[1], "primary") ? PAIR_PRIMARY : PAIR_SECONDARY;
-    if (gethostname(me, sizeof(me)))
+    if (gethostname(me, sizeof(me)) || !ftd_name_ok(me))
         snprintf(me, sizeof(me), "localhost");
     cfg.me = me;
     optind = 2;
@@ -206,6 +209,7 @@ int main(int argc, char **argv)
         case 'k': key_path = optarg; break;
         case 'a': cfg.arbiter = optarg; break;
         case 'H': cfg.me = optarg; break;
+        case 'N': cfg.peer_name = optarg; break;
         case 'U':
             cfg.backend_flags |= BACKEND_F_UNSAFE_NO_COUNTER;
             break;
@@ -264,6 +268,12 @@ int main(int argc, char **argv)
         return bad_usage("--unsafe-no-counter: only with --backend xen");
     if (!cfg.name || !key_path || !cfg.arbiter)
         return bad_usage("--pair, --key and --arbiter are needed");
+    if (!ftd_name_ok(cfg.name) || !ftd_name_ok(cfg.me) ||
+        (cfg.peer_name && !ftd_name_ok(cfg.peer_name)))
+        return bad_usage("--pair, --host-name and --peer-name are names: "
+                         "letters, digits, '-', '_' and '.'");
+    if (cfg.peer_name && !strcmp(cfg.peer_name, cfg.me))
+        return bad_usage("--peer-name is this host's own name");
     if (cfg.role == PAIR_PRIMARY ? !peer_spec || listen_spec
                                  : !listen_spec || peer_spec)
         return bad_usage("a primary names its --peer, a secondary where "

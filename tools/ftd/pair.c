@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <xxhash.h>
+#include <openssl/crypto.h>
 
 #include "ft_log.h"
 #include "pair_impl.h"
@@ -265,7 +265,7 @@ void pair_peer_lost(struct pair *p, const char *why)
         return;
     }
     if (p->st == S_HANDSHAKE) {
-        pair_end(p, -ECONNRESET, "the peer did not prove the key: %s", why);
+        pair_end(p, -ECONNRESET, "no handshake: %s", why);
         return;
     }
     /* A primary that never recorded: the guest simply runs on. */
@@ -395,9 +395,13 @@ static void on_chan_up(struct xlft_chan *c, void *arg)
 {
     struct pair *p = arg;
 
-    (void)c;
     xlft_hb_heard(&p->hb, pair_now_ns());
-    pair_say(p, "channel up");
+    snprintf(p->peer_host, sizeof(p->peer_host), "%s",
+             xlft_chan_peer_host(c));
+    /* A secondary serving any pair knows which from the handshake. */
+    if (!p->name[0])
+        snprintf(p->name, sizeof(p->name), "%s", xlft_chan_pair(c));
+    pair_say(p, "channel up: the peer is host %s", p->peer_host);
     if (p->cfg.role == PAIR_PRIMARY) {
         primary_up(p);
         return;
@@ -491,6 +495,28 @@ static void on_chan_down(struct xlft_chan *c, int err, const char *why,
         pair_peer_lost(p, reason);
 }
 
+/* The handshake's question (xlft_accept_fn), for the owner to answer. */
+static int accept_peer(void *arg, const char *pair, const char *peer_host,
+                       uint8_t *key, char *why, size_t whylen)
+{
+    struct pair *p = arg;
+    int rc;
+
+    if (p->cfg.peer_name && strcmp(peer_host, p->cfg.peer_name)) {
+        snprintf(why, whylen, "this host asked for host %s, and the peer "
+                 "proved it is another", p->cfg.peer_name);
+        return -ECONNREFUSED;
+    }
+    /* A key given to the pair is its key; else the owner's, by pair. */
+    rc = p->cfg.accept ? p->cfg.accept(p->cfg.arg, pair, peer_host,
+                                       p->cfg.key ? NULL : key, why,
+                                       whylen)
+                       : 0;
+    if (!rc && key && p->cfg.key)
+        memcpy(key, p->cfg.key, XLFT_KEY_SIZE);
+    return rc;
+}
+
 int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
                size_t whylen)
 {
@@ -514,6 +540,15 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
     p->cfg = *cfg;
     p->be = cfg->backend ? cfg->backend : &backend_ftvm;
     p->sync_fd = -1;
+    if (!cfg->key && !cfg->accept) {
+        snprintf(why, whylen, "no key for the pair");
+        rc = -EINVAL;
+        goto out;
+    }
+    if (cfg->key) {
+        memcpy(p->key, cfg->key, XLFT_KEY_SIZE);
+        p->cfg.key = p->key;
+    }
     snprintf(p->name, sizeof(p->name), "%s", cfg->name ? cfg->name : "");
     snprintf(p->me, sizeof(p->me), "%s", cfg->me);
     snprintf(p->peer, sizeof(p->peer), "%s", cfg->peer);
@@ -551,8 +586,8 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
         .role = cfg->role == PAIR_PRIMARY ? XLFT_ROLE_PRIMARY
                                           : XLFT_ROLE_SECONDARY,
         .enc = cfg->encrypt ? XLFT_ENC_REQUIRED : XLFT_ENC_DISABLED,
-        .pair_id = cfg->name ? XXH3_64bits(cfg->name, strlen(cfg->name))
-                             : XLFT_PAIR_ANY,
+        .host = cfg->me, .pair = cfg->name,
+        .accept = accept_peer, .arg = p,
     };
     cc.arg = p;
     rc = xlft_chan_new(&p->chan, &cc, why, whylen);
@@ -605,6 +640,7 @@ void pair_free(struct pair *p)
         close(p->sync_fd);
     p->be->close(p->vm);
     xlft_arbiter_close(p->arb);
+    OPENSSL_cleanse(p->key, sizeof(p->key));
     free(p->batch);
     free(p->fifo);
     free(p);
@@ -633,6 +669,11 @@ bool pair_role_primary(const struct pair *p)
 const char *pair_name(const struct pair *p)
 {
     return p->name;
+}
+
+const char *pair_peer_host(const struct pair *p)
+{
+    return p->peer_host;
 }
 
 bool pair_unprotected(const struct pair *p)

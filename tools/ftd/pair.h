@@ -23,14 +23,19 @@ struct pair_cfg {
     enum pair_role role;
     const char *name;           /* the pair's id: the same on both hosts;
                                    NULL: a secondary serving any pair */
-    const char *me;             /* this host's name, for the arbiter */
+    const char *me;             /* this host's name: in the handshake,
+                                   which the peer checks, and to the
+                                   arbiter */
+    const char *peer_name;      /* the host the peer must prove it is,
+                                   or NULL: any but 'me' ('accept') */
     const struct backend *backend;  /* NULL: ftvm */
     unsigned int backend_flags;     /* BACKEND_F_* */
     const char *guest;          /* the guest (backend.h), or NULL: ask
                                    'resolve' once it is known */
     int fd;                     /* connected socket to the peer */
     const char *peer;           /* how messages name the peer */
-    const uint8_t *key;         /* XLFT_KEY_SIZE bytes */
+    const uint8_t *key;         /* XLFT_KEY_SIZE bytes; NULL: a secondary
+                                   whose 'accept' gives the pair's */
     bool encrypt;
     const char *arbiter;        /* xlft_arbiter.h spec */
     struct xlft_hb_cfg hb;
@@ -46,6 +51,13 @@ struct pair_cfg {
      */
     int (*resolve)(void *arg, const char *name, char *sock, size_t len,
                    char *why, size_t whylen);
+    /*
+     * Whether the peer, named 'peer_host' in its hello, may hold pair
+     * 'pair' with this host, and (a secondary's 'key' not NULL) that
+     * pair's key: 0, or -errno and 'why' (xlft_accept_fn).  NULL: any.
+     */
+    int (*accept)(void *arg, const char *pair, const char *peer_host,
+                  uint8_t *key, char *why, size_t whylen);
     /* Called once the pair has ended, for good, with why. */
     void (*on_end)(void *arg, int err, const char *why);
     void *arg;
@@ -84,6 +96,8 @@ int pair_failover(struct pair *p, char *why, size_t len);
 
 /* The pair's name ("" for a secondary that has not been told yet). */
 const char *pair_name(const struct pair *p);
+/* The host the peer proved it is ("" before the handshake is done). */
+const char *pair_peer_host(const struct pair *p);
 
 /*
  * A primary that lost its secondary and runs on alone, or a secondary

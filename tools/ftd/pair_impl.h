@@ -75,6 +75,8 @@ struct pair {
     struct pair_cfg cfg;
     char name[XLFT_ARB_NAME_MAX + 1], me[XLFT_ARB_NAME_MAX + 1];
     char peer[128];
+    char peer_host[XLFT_NAME_SIZE + 1];     /* proved in the handshake */
+    uint8_t key[XLFT_KEY_SIZE];             /* cfg.key's copy */
     enum state st;
     uint64_t gen;
     struct xlft_chan *chan;

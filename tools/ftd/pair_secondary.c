@@ -15,8 +15,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <xxhash.h>
-
 #include "ft_log.h"
 #include "pair_impl.h"
 
@@ -85,8 +83,8 @@ void secondary_feed(struct pair *p)
 
 /*
  * The secondary learns which guest it holds a copy of from the sync
- * header: the name must be the one the handshake agreed on (its hash is
- * the pair id), and this host must have that guest to offer.  A guest
+ * header: the name must be the one the handshake agreed on, and this
+ * host must have that guest to offer.  A guest
  * started for it comes up while the rest of the state streams in.
  */
 static int bind_guest(struct pair *p, const char *field)
@@ -97,7 +95,7 @@ static int bind_guest(struct pair *p, const char *field)
     memcpy(name, field, SYNC_NAME);
     name[SYNC_NAME] = '\0';
     if (!name[0] || strlen(name) > XLFT_ARB_NAME_MAX ||
-        XXH3_64bits(name, strlen(name)) != xlft_chan_pair_id(p->chan) ||
+        strcmp(name, xlft_chan_pair(p->chan)) ||
         (p->name[0] && strcmp(name, p->name))) {
         pair_end(p, -EPROTO, "the copy is of guest '%.*s', not the pair "
                  "agreed", XLFT_ARB_NAME_MAX, name);

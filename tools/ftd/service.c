@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <openssl/crypto.h>
 
 #include "config.h"
 #include "net.h"
@@ -69,6 +71,9 @@ struct slot {
     char peer[256];             /* where the other copy is (an incoming
                                    pair: the primary's host, to protect
                                    the guest on again once it is live) */
+    char expect[FTD_NAME_MAX + 1];  /* primary: the host the peer must
+                                       prove it is, "" for any of the
+                                       guest's peers */
     bool incoming;              /* accepted: a secondary here */
     bool ended;
     int reap_due;               /* reaper ticks seen since it ended */
@@ -81,6 +86,7 @@ struct reprotect {
     bool active;
     char name[FTD_NAME_MAX + 1];
     char peer[256];
+    char expect[FTD_NAME_MAX + 1];  /* the host it must be (slot's) */
     unsigned int attempts;
     time_t next;
     char last[300];             /* why the last attempt failed */
@@ -103,7 +109,6 @@ struct client {
 struct service {
     const struct ftd_config *cfg;
     struct event_base *base;
-    uint8_t key[XLFT_KEY_SIZE];
     int lfd, cfd;
     struct event *lev, *cev, *reap;
     char ctl_path[300];
@@ -252,6 +257,10 @@ static void on_pair_end(void *arg, int err, const char *why)
 
         if (r) {
             snprintf(r->peer, sizeof(r->peer), "%s", sl->peer);
+            /* The same host again: the one that proved it was. */
+            snprintf(r->expect, sizeof(r->expect), "%s",
+                     pair_peer_host(sl->pair)[0] ? pair_peer_host(sl->pair)
+                                                 : sl->expect);
             r->attempts = 0;
             r->next = mono_s() + 1;
             snprintf(r->last, sizeof(r->last), "%s",
@@ -403,6 +412,25 @@ out:
     return rc;
 }
 
+/*
+ * Who may hold a pair with this host (pair_cfg.accept): the guest's
+ * section names the peer, and its key (a secondary's) is read now, so
+ * that a key file replaced on both hosts holds from the next
+ * connection on.
+ */
+static int accept_peer(void *arg, const char *pair, const char *peer_host,
+                       uint8_t *key, char *why, size_t len)
+{
+    struct slot *sl = arg;
+    const struct ftd_config *c = sl->svc->cfg;
+    int rc = ftd_config_peer_ok(c, pair, peer_host, why, len);
+
+    if (rc || !key)
+        return rc;
+    rc = xlft_key_load(ftd_config_key(c, pair), key, why, len);
+    return rc ? -ECONNREFUSED : 0;
+}
+
 static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
                           struct slot *sl)
 {
@@ -411,7 +439,7 @@ static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
 
     *pc = (struct pair_cfg){
         .backend = backend_named(c->backend),
-        .base = s->base, .me = c->host_name, .key = s->key,
+        .base = s->base, .me = c->host_name, .accept = accept_peer,
         .encrypt = c->encrypt, .arbiter = c->arbiter,
         .hb = { c->heartbeat_ms, c->timeout_ms },
         .ring_data = c->ring_bytes,
@@ -516,6 +544,7 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
     struct client *c = sl->waiter;
     bool again = sl->again, xen = !strcmp(s->cfg->backend, "xen");
     char sock[300], why[300];
+    uint8_t key[XLFT_KEY_SIZE];
     struct pair_cfg pc;
     int rc = -ECONNREFUSED;
 
@@ -530,10 +559,21 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
             fd = -1;
         }
     }
+    /* Read at each connection: a replaced key holds from the next. */
+    if (fd >= 0) {
+        rc = xlft_key_load(ftd_config_key(s->cfg, sl->name), key, why,
+                           sizeof(why));
+        if (rc) {
+            close(fd);
+            fd = -1;
+        }
+    }
     if (fd >= 0) {
         fill_pair_cfg(s, &pc, sl);
         pc.role = PAIR_PRIMARY;
         pc.name = sl->name;
+        pc.key = key;
+        pc.peer_name = sl->expect[0] ? sl->expect : NULL;
         /* A Xen guest is its domain's name. */
         pc.guest = xen ? sl->name : sock;
         pc.fd = fd;
@@ -541,6 +581,7 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
         rc = pair_start(&sl->pair, &pc, why, sizeof(why));
         if (rc)
             sl->pair = NULL;
+        OPENSSL_cleanse(key, sizeof(key));
     }
     if (r && !rc && again) {
         note("%s: protecting again on %s (attempt %u)", r->name, r->peer,
@@ -566,28 +607,60 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
 }
 
 /*
- * Protect guest 'name' on 'peer' once it is reached: 0, and on_dialed
- * answers 'c' (if any) later; or -errno with 'why'.  The slot is the
- * guest's from now on, so that a second enable of it is refused.
+ * The host an enable names must be among the guest's peers, and is then
+ * the one the peer must prove it is; an address leaves any of them.
+ */
+static int peer_expected(struct service *s, const char *name,
+                         const char *peer, char *expect, size_t elen,
+                         char *why, size_t len)
+{
+    char host[256];
+    uint8_t addr[16];
+    int rc;
+
+    peer_host(peer, host, sizeof(host));
+    if (inet_pton(AF_INET, host, addr) == 1 ||
+        inet_pton(AF_INET6, host, addr) == 1) {
+        expect[0] = '\0';
+        return ftd_config_peer_ok(s->cfg, name, NULL, why, len);
+    }
+    rc = ftd_config_peer_ok(s->cfg, name, host, why, len);
+    if (!rc)
+        snprintf(expect, elen, "%.*s", FTD_NAME_MAX, host);
+    return rc;
+}
+
+/*
+ * Protect guest 'name' on 'peer' once it is reached ('expect': the host
+ * it must prove it is, "" for any of the guest's peers): 0, and
+ * on_dialed answers 'c' (if any) later; or -errno with 'why'.  The slot
+ * is the guest's from now on, so that a second enable of it is refused.
  */
 static int enable(struct service *s, const char *name, const char *peer,
-                  struct client *c, bool again, char *why, size_t len)
+                  const char *expect, struct client *c, bool again,
+                  char *why, size_t len)
 {
     struct slot *sl = find_dialing(s, name);
+    char named[FTD_NAME_MAX + 1];
     int rc;
 
     if (!ftd_name_ok(name)) {
         snprintf(why, len, "'%s' is not a guest name", name);
         return -EINVAL;
     }
-    if (sl) {
-        snprintf(why, len, "already being connected to %s", sl->peer);
-        return -EBUSY;
-    }
     if (strlen(peer) >= sizeof(sl->peer)) {
         snprintf(why, len, "peer '%.40s...' is too long (%zu at most)",
                  peer, sizeof(sl->peer) - 1);
         return -EINVAL;
+    }
+    rc = expect ? ftd_config_peer_ok(s->cfg, name, expect, why, len)
+                : peer_expected(s, name, peer, named, sizeof(named), why,
+                                len);
+    if (rc)
+        return rc;
+    if (sl) {
+        snprintf(why, len, "already being connected to %s", sl->peer);
+        return -EBUSY;
     }
     sl = free_slot_for(s, name, NULL);
     if (!sl) {
@@ -599,6 +672,7 @@ static int enable(struct service *s, const char *name, const char *peer,
     sl->svc = s;
     snprintf(sl->name, sizeof(sl->name), "%s", name);
     snprintf(sl->peer, sizeof(sl->peer), "%s", peer);
+    snprintf(sl->expect, sizeof(sl->expect), "%s", expect ? expect : named);
     rc = ftd_dial_start(&sl->dial, s->base, peer, FTD_PORT, DIAL_MS,
                         on_dialed, sl, why, len);
     if (rc)
@@ -617,7 +691,7 @@ static void cmd_enable(struct service *s, struct client *c,
 {
     char why[300];
 
-    if (enable(s, name, peer, c, false, why, sizeof(why)))
+    if (enable(s, name, peer, NULL, c, false, why, sizeof(why)))
         evbuffer_add_printf(out, "error: %s: %s\n", name, why);
 }
 
@@ -651,8 +725,8 @@ static void reprotect_due(struct service *s)
         if (!r->active || now < r->next || find_any(s, r->name))
             continue;
         r->attempts++;
-        if (enable(s, r->name, r->peer, NULL, true, r->last,
-                   sizeof(r->last)))
+        if (enable(s, r->name, r->peer, r->expect[0] ? r->expect : NULL,
+                   NULL, true, r->last, sizeof(r->last)))
             reprotect_later(r);
     }
 }
@@ -992,6 +1066,38 @@ static int run_dir_ok(const char *dir, char *why, size_t len)
     return xlft_dir_trusted("run-dir", dir, XLFT_DIR_OWNED, why, len);
 }
 
+/*
+ * Every key file a pair would read is read once at the start, so that a
+ * mistake stops ftd now rather than refusing a pair later; the keys are
+ * read again at each connection (accept_peer, on_dialed).
+ */
+static int keys_ok(const struct ftd_config *cfg, char *why, size_t len)
+{
+    uint8_t key[XLFT_KEY_SIZE];
+    bool host_key = !cfg->nguests;
+    char text[300];
+    int rc = 0;
+
+    for (unsigned int i = 0; i < cfg->nguests && !rc; i++) {
+        const struct ftd_guest *g = &cfg->guests[i];
+
+        if (!g->key[0]) {
+            host_key = true;
+            continue;
+        }
+        rc = xlft_key_load(g->key, key, text, sizeof(text));
+        if (rc)
+            snprintf(why, len, "guest %s: %s", g->name, text);
+    }
+    if (!rc && host_key) {
+        rc = xlft_key_load(cfg->key, key, text, sizeof(text));
+        if (rc)
+            snprintf(why, len, "%s", text);
+    }
+    OPENSSL_cleanse(key, sizeof(key));
+    return rc ? -EINVAL : 0;
+}
+
 int service_run(const struct ftd_config *cfg, struct event_base *base,
                 char *why, size_t len)
 {
@@ -1007,8 +1113,9 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
     rc = run_dir_ok(cfg->run_dir, why, len);
     if (rc)
         return rc;
-    if (xlft_key_load(cfg->key, s->key, why, len))
-        return -EINVAL;
+    rc = keys_ok(cfg, why, len);
+    if (rc)
+        return rc;
     snprintf(s->ctl_path, sizeof(s->ctl_path), "%s/ftd.sock", cfg->run_dir);
     s->cfd = listen_unix(s->ctl_path, why, len);
     if (s->cfd < 0)

@@ -569,7 +569,12 @@ void xlft_chan_buffered(const struct xlft_chan *c, size_t *in, size_t *out)
     *out = c->bev ? evbuffer_get_length(bufferevent_get_output(c->bev)) : 0;
 }
 
-uint64_t xlft_chan_pair_id(const struct xlft_chan *c)
+const char *xlft_chan_pair(const struct xlft_chan *c)
 {
-    return xlft_session_pair_id(c->s);
+    return xlft_session_pair(c->s);
+}
+
+const char *xlft_chan_peer_host(const struct xlft_chan *c)
+{
+    return xlft_session_peer_host(c->s);
 }

@@ -28,7 +28,7 @@
 #define HELLO_FRAME (XLFT_HDR_SIZE + XLFT_HELLO_SIZE)
 #define TEXT_MAX    320u
 
-static const char kdf_label[] = "xenft channel v1";
+static const char kdf_label[] = "xenft channel v2";
 static const char mac_label_r[] = "xenft responder";
 static const char mac_label_i[] = "xenft initiator";
 
@@ -54,6 +54,9 @@ struct xlft_session {
     int error;              /* the first error, final */
     uint16_t version;       /* negotiated; 0 before */
     uint32_t peer_domid;
+    char host[XLFT_NAME_SIZE + 1];          /* ours */
+    char pair[XLFT_NAME_SIZE + 1];          /* "" until agreed: any */
+    char peer_host[XLFT_NAME_SIZE + 1];
     uint8_t nonce[XLFT_NONCE_SIZE];         /* ours */
     uint8_t hello[HELLO_FRAME];             /* the HELLO, as sent */
     struct xlft_hello peer_hello;           /* responder: what it said */
@@ -175,11 +178,21 @@ int xlft_session_new(struct xlft_session **sp,
     struct xlft_session *s;
 
     *sp = NULL;
-    if (!cfg->key || (cfg->role != XLFT_ROLE_PRIMARY &&
-                      cfg->role != XLFT_ROLE_SECONDARY) ||
+    if ((!cfg->key && (cfg->initiator || !cfg->accept)) ||
+        (cfg->role != XLFT_ROLE_PRIMARY &&
+         cfg->role != XLFT_ROLE_SECONDARY) ||
         (cfg->enc != XLFT_ENC_DISABLED && cfg->enc != XLFT_ENC_REQUIRED)) {
         xlft_say(msg, msglen, "session: no key, or role %u or encryption %u "
             "undefined", cfg->role, cfg->enc);
+        return -EINVAL;
+    }
+    if (!cfg->host || !xlft_name_ok(cfg->host) ||
+        (cfg->pair && !xlft_name_ok(cfg->pair)) ||
+        (!cfg->pair && cfg->initiator)) {
+        xlft_say(msg, msglen, "session: host name '%s' or pair '%s' is no "
+            "name (1 to %u of letters, digits, '-', '_', '.'), or an "
+            "initiator names no pair", cfg->host ? cfg->host : "",
+            cfg->pair ? cfg->pair : "", XLFT_NAME_SIZE);
         return -EINVAL;
     }
     s = calloc(1, sizeof(*s));
@@ -195,8 +208,13 @@ int xlft_session_new(struct xlft_session **sp,
         return -ENOMEM;
     }
     s->cfg = *cfg;
-    memcpy(s->psk, cfg->key, XLFT_KEY_SIZE);
+    if (cfg->key)
+        memcpy(s->psk, cfg->key, XLFT_KEY_SIZE);
     s->cfg.key = s->psk;
+    snprintf(s->host, sizeof(s->host), "%s", cfg->host);
+    snprintf(s->pair, sizeof(s->pair), "%s", cfg->pair ? cfg->pair : "");
+    s->cfg.host = s->host;
+    s->cfg.pair = s->pair;
     s->state = cfg->initiator ? S_START : S_WAIT_HELLO;
     *sp = s;
     return 0;
@@ -217,9 +235,14 @@ bool xlft_session_established(const struct xlft_session *s)
     return s->state == S_LIVE && !s->error;
 }
 
-uint64_t xlft_session_pair_id(const struct xlft_session *s)
+const char *xlft_session_pair(const struct xlft_session *s)
 {
-    return s->cfg.pair_id;
+    return s->pair;
+}
+
+const char *xlft_session_peer_host(const struct xlft_session *s)
+{
+    return s->peer_host;
 }
 
 size_t xlft_session_overhead(const struct xlft_session *s)
@@ -454,15 +477,17 @@ int xlft_session_start(struct xlft_session *s, uint8_t *out, size_t cap,
         .ver_min = XLFT_WIRE_VERSION_MIN, .ver_max = XLFT_WIRE_VERSION_MAX,
         .role = s->cfg.role, .enc = s->cfg.enc,
         .log_version = FT_LOG_VERSION, .domid = s->cfg.domid,
-        .pair_id = s->cfg.pair_id,
     };
+    memcpy(m.u.hello.host, s->host, sizeof(s->host));
+    memcpy(m.u.hello.pair, s->pair, sizeof(s->pair));
     if (RAND_bytes(s->nonce, sizeof(s->nonce)) != 1) {
         xlft_say(msg, msglen, "session: no random bytes for a nonce");
         return -EIO;
     }
     memcpy(m.u.hello.nonce, s->nonce, sizeof(s->nonce));
     /* A HELLO's header says version 1 whatever it offers (WIRE.md). */
-    n = put_clear(s, &m, 1, s->hello, sizeof(s->hello), text);
+    n = put_clear(s, &m, XLFT_WIRE_VERSION_HELLO, s->hello,
+                  sizeof(s->hello), text);
     if (n != HELLO_FRAME) {
         xlft_say(msg, msglen, "session: %s", text);
         return -EIO;
@@ -473,29 +498,51 @@ int xlft_session_start(struct xlft_session *s, uint8_t *out, size_t cap,
     return n;
 }
 
+/*
+ * The peer's host for 'pair': never this host's own name (two hosts
+ * that share one would both win the arbiter's claims), then whatever the
+ * owner's 'accept' says; a responder's 'key' comes from it too.
+ */
+static int check_peer(struct xlft_session *s, const char *pair, uint8_t *key,
+                      char *text)
+{
+    char why[TEXT_MAX - 2 * XLFT_NAME_SIZE - 24];
+    int rc;
+
+    if (!strcmp(s->peer_host, s->host)) {
+        snprintf(text, TEXT_MAX, "pair %s: the peer is host %s, as this "
+                 "host is: two hosts may not share a name (set host-name "
+                 "in ft.conf)", pair, s->peer_host);
+        return -ECONNREFUSED;
+    }
+    if (!s->cfg.accept)
+        return 0;
+    why[0] = '\0';
+    rc = s->cfg.accept(s->cfg.arg, pair, s->peer_host, key, why,
+                       sizeof(why));
+    if (rc) {
+        snprintf(text, TEXT_MAX, "pair %s, peer host %s: %s", pair,
+                 s->peer_host, why[0] ? why : "refused");
+        return -ECONNREFUSED;
+    }
+    return 0;
+}
+
 /* Responder: a HELLO; answer it with HELLO_ACK and MAC_r. */
 static int on_hello(struct xlft_session *s, const uint8_t *frame,
                     const struct xlft_hdr *h, const struct xlft_hello *hi,
                     uint8_t *reply, size_t *reply_len, char *text)
 {
-    unsigned int lo = hi->ver_min > XLFT_WIRE_VERSION_MIN ?
-                      hi->ver_min : XLFT_WIRE_VERSION_MIN;
+    /* The decoder refused a HELLO offering none of our versions. */
     unsigned int up = hi->ver_max < XLFT_WIRE_VERSION_MAX ?
                       hi->ver_max : XLFT_WIRE_VERSION_MAX;
     struct xlft_msg a = { .type = XLFT_T_HELLO_ACK };
-    int n;
+    int n, rc;
 
-    if (h->version != 1) {
+    if (h->version != XLFT_WIRE_VERSION_HELLO) {
         snprintf(text, TEXT_MAX, "HELLO with version %u in its header, "
-                 "not 1", h->version);
+                 "not %u", h->version, XLFT_WIRE_VERSION_HELLO);
         return -EBADMSG;
-    }
-    if (lo > up) {
-        snprintf(text, TEXT_MAX, "no channel version in common: the "
-                 "initiator speaks %u to %u, the responder %u to %u",
-                 hi->ver_min, hi->ver_max, XLFT_WIRE_VERSION_MIN,
-                 XLFT_WIRE_VERSION_MAX);
-        return -EPROTONOSUPPORT;
     }
     if (hi->log_version != FT_LOG_VERSION) {
         snprintf(text, TEXT_MAX, "log format versions differ: initiator "
@@ -506,10 +553,9 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
         snprintf(text, TEXT_MAX, "both ends are %s", role_name(hi->role));
         return -ECONNREFUSED;
     }
-    if (s->cfg.pair_id != XLFT_PAIR_ANY && hi->pair_id != s->cfg.pair_id) {
-        snprintf(text, TEXT_MAX, "pair ids differ: initiator %#llx, "
-                 "responder %#llx", (unsigned long long)hi->pair_id,
-                 (unsigned long long)s->cfg.pair_id);
+    if (s->pair[0] && strcmp(hi->pair, s->pair)) {
+        snprintf(text, TEXT_MAX, "pairs differ: initiator %s (host %s), "
+                 "responder %s", hi->pair, hi->host, s->pair);
         return -ECONNREFUSED;
     }
     if (hi->enc != s->cfg.enc) {
@@ -518,10 +564,13 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
                  enc_name(s->cfg.enc));
         return -ECONNREFUSED;
     }
-    s->version = (uint16_t)up;
     s->peer_domid = hi->domid;
-    if (s->cfg.pair_id == XLFT_PAIR_ANY)
-        s->cfg.pair_id = hi->pair_id;       /* a host serving any pair */
+    memcpy(s->peer_host, hi->host, sizeof(s->peer_host));
+    rc = check_peer(s, hi->pair, s->psk, text);
+    if (rc)
+        return rc;
+    s->version = (uint16_t)up;
+    memcpy(s->pair, hi->pair, sizeof(s->pair));     /* agreed */
     s->peer_hello = *hi;
     memcpy(s->hello, frame, HELLO_FRAME);
     if (RAND_bytes(s->nonce, sizeof(s->nonce)) != 1) {
@@ -531,8 +580,9 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
     a.u.hello_ack = (struct xlft_hello_ack){
         .version = s->version, .role = s->cfg.role, .enc = s->cfg.enc,
         .log_version = FT_LOG_VERSION, .domid = s->cfg.domid,
-        .pair_id = s->cfg.pair_id,
     };
+    memcpy(a.u.hello_ack.host, s->host, sizeof(s->host));
+    memcpy(a.u.hello_ack.pair, s->pair, sizeof(s->pair));
     memcpy(a.u.hello_ack.nonce, s->nonce, sizeof(s->nonce));
     n = put_clear(s, &a, s->version, reply, XLFT_REPLY_MAX, text);
     if (n < 0)
@@ -553,7 +603,7 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
 {
     struct xlft_msg f = { .type = XLFT_T_HELLO_ACK };
     uint8_t mac[XLFT_MAC_SIZE];
-    int n;
+    int n, rc;
 
     if (a->version < XLFT_WIRE_VERSION_MIN ||
         a->version > XLFT_WIRE_VERSION_MAX || h->version != a->version) {
@@ -563,6 +613,8 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
                  XLFT_WIRE_VERSION_MAX);
         return -EPROTONOSUPPORT;
     }
+    /* Chosen: an ERROR from here on is in the version the peer reads. */
+    s->version = a->version;
     s->peer_domid = a->domid;
     if (derive(s, s->nonce, a->nonce, frame, len, text) ||
         confirm_mac(s, mac_label_r, mac))
@@ -577,21 +629,24 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
                  "%u, responder %u", FT_LOG_VERSION, a->log_version);
         return -EPROTONOSUPPORT;
     }
-    if (a->role == s->cfg.role || a->pair_id != s->cfg.pair_id ||
+    if (a->role == s->cfg.role || strcmp(a->pair, s->pair) ||
         a->enc != s->cfg.enc) {
-        snprintf(text, TEXT_MAX, "the initiator is %s of pair %#llx with "
-                 "encryption %s, the responder %s of %#llx with %s",
-                 role_name(s->cfg.role), (unsigned long long)s->cfg.pair_id,
-                 enc_name(s->cfg.enc), role_name(a->role),
-                 (unsigned long long)a->pair_id, enc_name(a->enc));
+        snprintf(text, TEXT_MAX, "the initiator is %s of pair %s with "
+                 "encryption %s, the responder (host %s) %s of %s with %s",
+                 role_name(s->cfg.role), s->pair, enc_name(s->cfg.enc),
+                 a->host, role_name(a->role), a->pair, enc_name(a->enc));
         return -ECONNREFUSED;
     }
-    s->version = a->version;
+    memcpy(s->peer_host, a->host, sizeof(s->peer_host));
+    rc = check_peer(s, a->pair, NULL, text);
+    if (rc)
+        return rc;
     f.u.hello_ack = (struct xlft_hello_ack){
         .version = s->version, .role = s->cfg.role, .enc = s->cfg.enc,
         .log_version = FT_LOG_VERSION, .domid = s->cfg.domid,
-        .pair_id = s->cfg.pair_id,
     };
+    memcpy(f.u.hello_ack.host, s->host, sizeof(s->host));
+    memcpy(f.u.hello_ack.pair, s->pair, sizeof(s->pair));
     memcpy(f.u.hello_ack.nonce, s->nonce, sizeof(s->nonce));
     if (confirm_mac(s, mac_label_i, f.u.hello_ack.mac))
         return -EIO;
@@ -620,7 +675,8 @@ static int on_finish(struct xlft_session *s, const struct xlft_hello_ack *a,
     }
     if (a->version != s->version || a->role != hi->role ||
         a->enc != hi->enc || a->log_version != hi->log_version ||
-        a->domid != hi->domid || a->pair_id != hi->pair_id ||
+        a->domid != hi->domid || strcmp(a->host, hi->host) ||
+        strcmp(a->pair, hi->pair) ||
         memcmp(a->nonce, hi->nonce, sizeof(a->nonce))) {
         snprintf(text, TEXT_MAX, "the initiator's HELLO_ACK does not "
                  "repeat its HELLO and the chosen version %u", s->version);

@@ -5,6 +5,7 @@
  * whatever is sent decodes and whatever decodes is re-encoded to the
  * same bytes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,6 +32,41 @@ const char *xlft_type_name(unsigned int type)
     if (type > XLFT_T_MAX || !names[type])
         return "unknown";
     return names[type];
+}
+
+bool xlft_name_ok(const char *s)
+{
+    size_t n = strnlen(s, XLFT_NAME_SIZE + 1);
+
+    if (!n || n > XLFT_NAME_SIZE || s[0] == '.')
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' &&
+            *s != '.')
+            return false;
+    return true;
+}
+
+/* A name field: the name, then NUL bytes to its end. */
+static void name_put(uint8_t *out, const char *name)
+{
+    size_t n = strnlen(name, XLFT_NAME_SIZE);
+
+    memset(out, 0, XLFT_NAME_SIZE);
+    memcpy(out, name, n);
+}
+
+/* Decoded as it is; check_msg refuses what is not a name, NUL-padded. */
+static void name_get(char *name, const uint8_t *in)
+{
+    size_t n = strnlen((const char *)in, XLFT_NAME_SIZE);
+
+    memcpy(name, in, n);
+    name[n] = '\0';
+    /* A byte after the first NUL makes it no name: spelt once only. */
+    for (size_t i = n; i < XLFT_NAME_SIZE; i++)
+        if (in[i])
+            name[0] = '\0';
 }
 
 void xlft_hdr_put(uint8_t out[XLFT_HDR_SIZE], const struct xlft_hdr *h)
@@ -64,17 +100,21 @@ int xlft_hdr_get(const uint8_t *buf, size_t len, struct xlft_hdr *h,
             "want 0x%08x", magic, XLFT_WIRE_MAGIC);
         return -EBADMSG;
     }
-    if (h->version < XLFT_WIRE_VERSION_MIN ||
-        h->version > XLFT_WIRE_VERSION_MAX) {
-        xlft_say(msg, msglen, "frame %llu is channel version %u; this side "
-            "speaks versions %u to %u", (unsigned long long)h->seq,
-            h->version, XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX);
-        return -EPROTONOSUPPORT;
-    }
     if (h->type < 1 || h->type > XLFT_T_MAX) {
         xlft_say(msg, msglen, "frame %llu has unknown type %u",
             (unsigned long long)h->seq, h->type);
         return -ENOMSG;
+    }
+    /* Any version reads a HELLO, and an ERROR refusing one (WIRE.md). */
+    if ((h->version < XLFT_WIRE_VERSION_MIN ||
+         h->version > XLFT_WIRE_VERSION_MAX) &&
+        !(h->version == XLFT_WIRE_VERSION_HELLO &&
+          (h->type == XLFT_T_HELLO || h->type == XLFT_T_ERROR))) {
+        xlft_say(msg, msglen, "%s frame %llu is channel version %u; this "
+            "side speaks versions %u to %u", xlft_type_name(h->type),
+            (unsigned long long)h->seq, h->version, XLFT_WIRE_VERSION_MIN,
+            XLFT_WIRE_VERSION_MAX);
+        return -EPROTONOSUPPORT;
     }
     if (h->flags & ~XLFT_F_ALL) {
         xlft_say(msg, msglen, "%s frame %llu has undefined flags 0x%04x",
@@ -129,6 +169,12 @@ static bool enc_ok(uint8_t enc)
     return enc == XLFT_ENC_DISABLED || enc == XLFT_ENC_REQUIRED;
 }
 
+/* A HELLO laid out as this code reads it offers a version it speaks. */
+static bool offers_ours(unsigned int lo, unsigned int hi)
+{
+    return lo <= XLFT_WIRE_VERSION_MAX && hi >= XLFT_WIRE_VERSION_MIN;
+}
+
 /* The rules of WIRE.md beyond sizes; -1 with a message if one fails. */
 static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
 {
@@ -143,9 +189,20 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
                 "starts at 0", h->ver_min, h->ver_max);
             return -1;
         }
+        if (!offers_ours(h->ver_min, h->ver_max)) {
+            xlft_say(msg, msglen, "HELLO: versions %u to %u have another "
+                "layout", h->ver_min, h->ver_max);
+            return -1;
+        }
         if (!role_ok(h->role) || !enc_ok(h->enc) || !h->log_version) {
             xlft_say(msg, msglen, "HELLO: role %u, encryption %u or log "
                 "version %u undefined", h->role, h->enc, h->log_version);
+            return -1;
+        }
+        if (!xlft_name_ok(h->host) || !xlft_name_ok(h->pair)) {
+            xlft_say(msg, msglen, "HELLO: its host or pair field is no name "
+                "(1 to %u of letters, digits, '-', '_', '.', NUL-padded)",
+                XLFT_NAME_SIZE);
             return -1;
         }
         return 0;
@@ -158,6 +215,12 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
             xlft_say(msg, msglen, "HELLO_ACK: version %u, role %u, encryption "
                 "%u or log version %u undefined", a->version, a->role,
                 a->enc, a->log_version);
+            return -1;
+        }
+        if (!xlft_name_ok(a->host) || !xlft_name_ok(a->pair)) {
+            xlft_say(msg, msglen, "HELLO_ACK: its host or pair field is no "
+                "name (1 to %u of letters, digits, '-', '_', '.', "
+                "NUL-padded)", XLFT_NAME_SIZE);
             return -1;
         }
         return 0;
@@ -265,8 +328,9 @@ int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
         out[5] = h->enc;
         xlft_put16(out + 6, h->log_version);
         xlft_put32(out + 8, h->domid);
-        xlft_put64(out + 12, h->pair_id);
-        memcpy(out + 20, h->nonce, XLFT_NONCE_SIZE);
+        name_put(out + 12, h->host);
+        name_put(out + 76, h->pair);
+        memcpy(out + 140, h->nonce, XLFT_NONCE_SIZE);
         break;
     }
     case XLFT_T_HELLO_ACK: {
@@ -277,9 +341,10 @@ int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
         out[3] = a->enc;
         xlft_put16(out + 4, a->log_version);
         xlft_put32(out + 6, a->domid);
-        xlft_put64(out + 10, a->pair_id);
-        memcpy(out + 18, a->nonce, XLFT_NONCE_SIZE);
-        memcpy(out + 50, a->mac, XLFT_MAC_SIZE);
+        name_put(out + 10, a->host);
+        name_put(out + 74, a->pair);
+        memcpy(out + 138, a->nonce, XLFT_NONCE_SIZE);
+        memcpy(out + 170, a->mac, XLFT_MAC_SIZE);
         break;
     }
     case XLFT_T_LOG:
@@ -339,6 +404,20 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
             name, len, XLFT_PLAIN_MAX);
         return -EBADMSG;
     }
+    /*
+     * Every version's HELLO starts with the range it offers: a peer that
+     * offers none of ours is told so, whatever layout the rest has.
+     */
+    if (type == XLFT_T_HELLO && len >= 4 && xlft_get16(p) >= 1 &&
+        xlft_get16(p) <= xlft_get16(p + 2) &&
+        !offers_ours(xlft_get16(p), xlft_get16(p + 2))) {
+        xlft_say(msg, msglen, "no channel version in common: the peer speaks "
+            "%u to %u, this side %u to %u%s", xlft_get16(p),
+            xlft_get16(p + 2), XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX,
+            xlft_get16(p + 2) < XLFT_WIRE_VERSION_MIN ?
+            " (an ftd from before host identities: upgrade it)" : "");
+        return -EPROTONOSUPPORT;
+    }
     if (len < fixed || (len != fixed && !var)) {
         xlft_say(msg, msglen, "%s payload of %zu bytes; it takes %s%zu", name,
             len, var ? "at least " : "", fixed);
@@ -356,8 +435,9 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
         h->enc = p[5];
         h->log_version = xlft_get16(p + 6);
         h->domid = xlft_get32(p + 8);
-        h->pair_id = xlft_get64(p + 12);
-        memcpy(h->nonce, p + 20, XLFT_NONCE_SIZE);
+        name_get(h->host, p + 12);
+        name_get(h->pair, p + 76);
+        memcpy(h->nonce, p + 140, XLFT_NONCE_SIZE);
         break;
     }
     case XLFT_T_HELLO_ACK: {
@@ -368,9 +448,10 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
         a->enc = p[3];
         a->log_version = xlft_get16(p + 4);
         a->domid = xlft_get32(p + 6);
-        a->pair_id = xlft_get64(p + 10);
-        memcpy(a->nonce, p + 18, XLFT_NONCE_SIZE);
-        memcpy(a->mac, p + 50, XLFT_MAC_SIZE);
+        name_get(a->host, p + 10);
+        name_get(a->pair, p + 74);
+        memcpy(a->nonce, p + 138, XLFT_NONCE_SIZE);
+        memcpy(a->mac, p + 170, XLFT_MAC_SIZE);
         break;
     }
     case XLFT_T_LOG:

@@ -20,7 +20,8 @@ ticks 2
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
 mkdir -p /tmp/arb
 opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
-timeout -k 5 60 /xenft/ftd secondary $opts --listen 127.0.0.1:7801 \
+timeout -k 5 60 /xenft/ftd secondary $opts --host-name hostB \
+    --listen 127.0.0.1:7801 \
     > /tmp/s.log 2>&1 &
 sec=$!
 n=0
@@ -29,7 +30,7 @@ until grep -q "listening on" /tmp/s.log; do
     [ $n -le 100 ] || { echo "no secondary"; cat /tmp/s.log; exit 1; }
     sleep 0.1
 done
-timeout -k 5 60 /xenft/ftd primary $opts --guest idle \
+timeout -k 5 60 /xenft/ftd primary $opts --host-name hostA --guest idle \
     --peer 127.0.0.1:7801 2>&1
 echo "primary: status $?"
 wait $sec
@@ -47,6 +48,9 @@ key = /tmp/ft.key
 arbiter = file:/tmp/arb
 backend = xen
 run-dir = /tmp/run$h
+
+[guest idle]
+peers = host$([ $h = A ] && echo B || echo A)
 EOC
     timeout -k 5 120 /xenft/ftd --config /tmp/ft$h.conf \
         > /tmp/svc$h.log 2>&1 &

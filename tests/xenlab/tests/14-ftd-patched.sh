@@ -28,7 +28,8 @@ ticks 2
 mkdir -p /tmp/arb
 opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
 opts="$opts --timeout 600000"
-timeout -k 5 300 /xenft/ftd secondary $opts --listen 127.0.0.1:7801 \
+timeout -k 5 300 /xenft/ftd secondary $opts --host-name hostB \
+    --listen 127.0.0.1:7801 \
     > /tmp/s.log 2>&1 &
 sec=$!
 n=0
@@ -37,7 +38,7 @@ until grep -q "listening on" /tmp/s.log; do
     [ $n -le 100 ] || { echo "no secondary"; cat /tmp/s.log; exit 1; }
     sleep 0.1
 done
-timeout -k 5 300 /xenft/ftd primary $opts --guest idle \
+timeout -k 5 300 /xenft/ftd primary $opts --host-name hostA --guest idle \
     --unsafe-no-counter --peer 127.0.0.1:7801 > /tmp/p.log 2>&1
 echo "primary: status $?"
 wait $sec

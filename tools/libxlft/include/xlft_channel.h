@@ -80,8 +80,10 @@ void xlft_chan_pause(struct xlft_chan *c, bool paused);
 /* Send what is queued, then close; on_down follows with 0. */
 void xlft_chan_close(struct xlft_chan *c);
 
-/* The pair id agreed in the handshake (valid from on_up). */
-uint64_t xlft_chan_pair_id(const struct xlft_chan *c);
+/* The pair agreed in the handshake, and the host the peer proved it is
+ * (from on_up; "" before the peer's hello). */
+const char *xlft_chan_pair(const struct xlft_chan *c);
+const char *xlft_chan_peer_host(const struct xlft_chan *c);
 
 /* Bytes read ahead and queued to send, for status and tests. */
 void xlft_chan_buffered(const struct xlft_chan *c, size_t *in, size_t *out);

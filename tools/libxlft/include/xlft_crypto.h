@@ -11,8 +11,9 @@
  * caller's 'msg' buffer (which may be NULL):
  *   -EACCES           the peer has a different key;
  *   -EPROTONOSUPPORT  no channel or log format version in common;
- *   -ECONNREFUSED     the two sides' settings disagree (roles, pair id,
- *                     encryption);
+ *   -ECONNREFUSED     the two sides' settings disagree (roles, pair,
+ *                     encryption), the peer names this host, or 'accept'
+ *                     refused it;
  *   -ECONNABORTED     the peer sent an ERROR frame (its reason is in msg);
  *   -EBADMSG          a malformed frame, or one that fails authentication
  *                     (altered, cut, forged);
@@ -48,17 +49,34 @@
 int xlft_key_load(const char *path, uint8_t key[XLFT_KEY_SIZE],
                   char *msg, size_t msglen);
 
-#define XLFT_PAIR_ANY  0u     /* responder: serve whichever pair asks */
+/*
+ * Who a side accepts, asked once the peer has named its host and pair
+ * (xlft_session_cfg.accept): on a responder at the HELLO, before the key
+ * is proved (the MACs then prove the names), with 'key' to fill with the
+ * pair's key; on an initiator once the responder's MAC is proved, with
+ * 'key' NULL.  0, or a negative errno value with 'why' saying why: the
+ * session then fails with -ECONNREFUSED (XLFT_ERR_CONFIG), and the peer
+ * is told why.
+ */
+typedef int (*xlft_accept_fn)(void *arg, const char *pair,
+                              const char *peer_host, uint8_t *key,
+                              char *why, size_t whylen);
 
 struct xlft_session_cfg {
-    const uint8_t *key;     /* XLFT_KEY_SIZE bytes, copied */
+    const uint8_t *key;     /* XLFT_KEY_SIZE bytes, copied; a responder
+                               with 'accept' may leave it NULL */
     bool initiator;         /* this side connected */
     uint8_t role;           /* XLFT_ROLE_* of this side */
     uint8_t enc;            /* XLFT_ENC_*: both sides must agree */
     uint32_t domid;         /* the protected guest here */
-    uint64_t pair_id;       /* both sides must agree; a responder may
-                               give XLFT_PAIR_ANY and take the
-                               initiator's (xlft_session_pair_id) */
+    const char *host;       /* this host's name (xlft_name_ok); a peer
+                               that gives the same name is refused */
+    const char *pair;       /* the pair's name, both sides agree; NULL:
+                               a responder serving whichever pair asks
+                               (xlft_session_pair says which) */
+    xlft_accept_fn accept;  /* NULL: any peer host but this one, and
+                               'key' for any pair */
+    void *arg;              /* accept's */
 };
 
 struct xlft_session;
@@ -90,8 +108,10 @@ int xlft_session_recv(struct xlft_session *s, uint8_t *frame, size_t len,
 /* Both sides have confirmed each other's key: frames may flow. */
 bool xlft_session_established(const struct xlft_session *s);
 
-/* The pair id agreed (the initiator's, for an XLFT_PAIR_ANY responder). */
-uint64_t xlft_session_pair_id(const struct xlft_session *s);
+/* The pair agreed (a responder serving any: the initiator's); "" before. */
+const char *xlft_session_pair(const struct xlft_session *s);
+/* The host the peer named ("" before its hello; proved once established). */
+const char *xlft_session_peer_host(const struct xlft_session *s);
 
 /*
  * Write 'm' as this side's next frame; returns its size, at most

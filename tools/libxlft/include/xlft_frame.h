@@ -8,7 +8,8 @@
  * explanation into the caller's 'msg' buffer (which may be NULL):
  *   -ENODATA          fewer bytes than the header or the frame needs;
  *   -EBADMSG          bad magic, undefined flags, a malformed payload;
- *   -EPROTONOSUPPORT  a channel version this code does not speak;
+ *   -EPROTONOSUPPORT  a channel version this code does not speak (in a
+ *                     header, or a HELLO's whole range);
  *   -ENOMSG           an unknown frame type;
  *   -EMSGSIZE         a length over XLFT_FRAME_MAX.
  * The encoders apply the same rules and return -EINVAL for a message
@@ -17,6 +18,7 @@
 #ifndef XLFT_FRAME_H
 #define XLFT_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,13 +32,15 @@ struct xlft_hdr {
     uint64_t seq;               /* frame sequence number */
 };
 
+/* Names are NUL-terminated here, NUL-padded on the wire. */
 struct xlft_hello {
     uint16_t ver_min, ver_max;
     uint8_t role;               /* XLFT_ROLE_* */
     uint8_t enc;                /* XLFT_ENC_* */
     uint16_t log_version;
     uint32_t domid;
-    uint64_t pair_id;
+    char host[XLFT_NAME_SIZE + 1];      /* the sender's host name */
+    char pair[XLFT_NAME_SIZE + 1];      /* the guest's name */
     uint8_t nonce[XLFT_NONCE_SIZE];
 };
 
@@ -46,7 +50,8 @@ struct xlft_hello_ack {
     uint8_t enc;
     uint16_t log_version;
     uint32_t domid;
-    uint64_t pair_id;
+    char host[XLFT_NAME_SIZE + 1];
+    char pair[XLFT_NAME_SIZE + 1];
     uint8_t nonce[XLFT_NONCE_SIZE];
     uint8_t mac[XLFT_MAC_SIZE];
 };
@@ -100,6 +105,9 @@ struct xlft_msg {
         struct xlft_error error;
     } u;
 };
+
+/* A host or pair name as the wire allows it (xlft_wire.h). */
+bool xlft_name_ok(const char *s);
 
 /* "LOG", "ACK", ...; "unknown" for anything else. */
 const char *xlft_type_name(unsigned int type);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * xlft_wire.h - the logging channel's wire format, version 1.
+ * xlft_wire.h - the logging channel's wire format, version 2.
  *
  * The one definition of what travels between the primary's and the
  * secondary's ftd; tools/libxlft/WIRE.md explains it and the two change
@@ -12,8 +12,13 @@
 #define XLFT_WIRE_H
 
 /* Versions of the channel protocol this code speaks. */
-#define XLFT_WIRE_VERSION_MIN  1u
-#define XLFT_WIRE_VERSION_MAX  1u
+#define XLFT_WIRE_VERSION_MIN  2u
+#define XLFT_WIRE_VERSION_MAX  2u
+/*
+ * The header version of every HELLO, whatever it offers, so that any
+ * version reads it; and of an ERROR answering one a side cannot take.
+ */
+#define XLFT_WIRE_VERSION_HELLO 1u
 
 /*
  * Frame header, XLFT_HDR_SIZE bytes, then 'length' bytes of payload.
@@ -49,17 +54,26 @@
 #define XLFT_T_MAX        9u
 
 /*
- * HELLO, XLFT_HELLO_SIZE bytes.
+ * A name on the wire (a host's, a pair's): 1 to XLFT_NAME_SIZE bytes of
+ * [A-Za-z0-9._-], not starting with '.', then NUL bytes to the end of
+ * the field.
+ */
+#define XLFT_NAME_SIZE       64u
+
+/*
+ * HELLO, XLFT_HELLO_SIZE bytes, laid out so whatever range it offers
+ * that includes version 2.
  *   0  2  lowest channel version the sender speaks (>= 1)
  *   2  2  highest (>= lowest)
  *   4  1  sender's role, XLFT_ROLE_*
  *   5  1  sender's encryption setting, XLFT_ENC_*
  *   6  2  log format version (FT_LOG_VERSION) of the records it sends
  *   8  4  domid of the protected guest on the sender's host
- *  12  8  pair id: names the protected guest on both hosts
- *  20 32  sender's nonce, fresh random bytes
+ *  12 64  host: the sender's host name (ft.conf host-name)
+ *  76 64  pair: the protected guest's name, the same on both hosts
+ * 140 32  sender's nonce, fresh random bytes
  */
-#define XLFT_HELLO_SIZE      52u
+#define XLFT_HELLO_SIZE      172u
 #define XLFT_NONCE_SIZE      32u
 
 /*
@@ -69,11 +83,12 @@
  *   3  1  sender's encryption setting
  *   4  2  log format version
  *   6  4  sender's domid
- *  10  8  pair id
- *  18 32  sender's nonce
- *  50 32  key confirmation: HMAC-SHA256 (WIRE.md, "Handshake")
+ *  10 64  host: the sender's host name
+ *  74 64  pair
+ * 138 32  sender's nonce
+ * 170 32  key confirmation: HMAC-SHA256 (WIRE.md, "Handshake")
  */
-#define XLFT_HELLO_ACK_SIZE  82u
+#define XLFT_HELLO_ACK_SIZE  202u
 #define XLFT_MAC_SIZE        32u
 
 #define XLFT_ROLE_PRIMARY    1u
@@ -143,7 +158,8 @@
 
 #define XLFT_ERR_VERSION   1u   /* no channel or log version in common */
 #define XLFT_ERR_AUTH      2u   /* key confirmation failed */
-#define XLFT_ERR_CONFIG    3u   /* roles, pair id or encryption disagree */
+#define XLFT_ERR_CONFIG    3u   /* roles, pair, encryption disagree; a
+                                   host or pair this side refuses */
 #define XLFT_ERR_PROTOCOL  4u   /* a frame refused: malformed, out of turn */
 #define XLFT_ERR_MAX       4u
 
