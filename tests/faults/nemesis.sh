@@ -51,7 +51,7 @@ case "$schedules$seed0" in
 *[!0-9]*) echo "nemesis: SCHEDULES and SEED must be numbers" >&2; exit 2 ;;
 esac
 if [ "$(id -u)" != 0 ] || ! ip netns add xf-probe-$$ 2>/dev/null; then
-    echo "nemesis: needs root and ip netns: skipped"
+    echo "SKIP: nemesis: needs root and ip netns"
     exit 77
 fi
 ip netns del xf-probe-$$

@@ -18,7 +18,7 @@ peer=xenft-ngp-$$
 vif=vif7.0
 
 skip() {
-    echo "netgate: SKIPPED: $*"
+    echo "SKIP: netgate: $*"
     exit 77
 }
 [ "$(id -u)" = 0 ] || skip "needs root"
