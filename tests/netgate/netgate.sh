@@ -17,10 +17,8 @@ guest=xenft-ngg-$$
 peer=xenft-ngp-$$
 vif=vif7.0
 
-skip() {
-    echo "SKIP: netgate: $*"
-    exit 77
-}
+NAME=netgate
+. "$(dirname "$0")/../lib/test.sh"     # skip
 [ "$(id -u)" = 0 ] || skip "needs root"
 command -v nft >/dev/null 2>&1 || skip "needs nft (Debian package nftables)"
 [ -x "$test" ] || { echo "netgate: $test is missing" >&2; exit 2; }

@@ -27,8 +27,9 @@ expect_status() {
     [ "$st" = "$1" ] || fail "status $st, expected $1"
 }
 
-# expect REGEX...: each extended regular expression matches a line.
-expect() {
+# expect_lines REGEX...: each extended regular expression matches a line
+# of the output (tests/lib/test.sh's expect judges a command run here).
+expect_lines() {
     for re in "$@"; do
         grep -Eq -- "$re" "$out" || fail "no line matches '$re'"
     done

@@ -31,4 +31,4 @@ xl destroy hvm || exit 1
 if xl list hvm 2>/dev/null; then echo still-there; else echo destroyed; fi
 '
 expect_status 0
-expect '^seabios-ran$' '^hvm +1 +' '^destroyed$'
+expect_lines '^seabios-ran$' '^hvm +1 +' '^destroyed$'

@@ -15,5 +15,5 @@ done
 echo "reached $XENLAB_PEER"
 '
 expect_status 0
-expect '^host 1 is 10\.99\.0\.1$' '^host 2 is 10\.99\.0\.2$' \
+expect_lines '^host 1 is 10\.99\.0\.1$' '^host 2 is 10\.99\.0\.2$' \
     '^reached 10\.99\.0\.2$' '^reached 10\.99\.0\.1$'

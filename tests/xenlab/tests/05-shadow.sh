@@ -33,5 +33,5 @@ xl list -l shadow | grep -E "\"hap\"" | tr -d " ,"
 xl destroy shadow
 '
 expect_status 0
-expect '^xen_minor +: 17$' '^xen_extra +: \.5' '^seabios-ran$' \
+expect_lines '^xen_minor +: 17$' '^xen_extra +: \.5' '^seabios-ran$' \
     '^"hap":"False"$'

@@ -36,4 +36,4 @@ xl migrate -s "" mig "socat - TCP:$XENLAB_PEER:8002" || exit 1
 if xl list mig 2>/dev/null; then echo still-here; else echo left; fi
 '
 expect_status 0
-expect '^left$' '^mig +[0-9]+ ' '^arrived$'
+expect_lines '^left$' '^mig +[0-9]+ ' '^arrived$'

@@ -63,7 +63,7 @@ if xl list | grep -Eq "^(idle|cpu) "; then echo still-there; exit 1; fi
 echo destroyed
 '
 expect_status 0
-expect '^serial: idle: timer at 100 Hz$' \
+expect_lines '^serial: idle: timer at 100 Hz$' \
     '^serial: idle: 1[0-9]{2} ticks, tsc 0x[0-9a-f]{16}$' \
     '^serial: idle: [2-9][0-9]{2} ticks, tsc 0x[0-9a-f]{16}$' \
     '^serial: cpu: seed 7$' '^destroyed$'

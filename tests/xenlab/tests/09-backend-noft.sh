@@ -33,7 +33,7 @@ xl destroy hvm
 '
 expect_status 0
 msg='domain 1: hypervisor has no FT support \(apply xen-patches\)'
-expect "^xlft-xen: $msg\$" \
+expect_lines "^xlft-xen: $msg\$" \
     '^ft-status=1$' '^state=error$' \
     "^error=$msg\$" \
     '^guest hvm 1 [-rb]+$'

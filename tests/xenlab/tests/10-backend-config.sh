@@ -45,7 +45,7 @@ xl destroy fit
 echo "unknown=$?"
 '
 expect_status 0
-expect '^unfit=1$' '^fit=0$' '^unknown=1$' \
+expect_lines '^unfit=1$' '^fit=0$' '^unknown=1$' \
     '^domain [0-9]+ is not fit for FT: ' \
     '2 vCPUs: FT replays one, set vcpus = 1' \
     'set hap = 0' 'set tsc_mode = "always_emulate"' \

@@ -63,7 +63,7 @@ xl list hvm | awk "NR == 2 { print \"guest \" \$1 \" \" \$5 }"
 xl destroy hvm
 '
 expect_status 0
-expect '^xen_version +: 4\.17\.7$' 'SHADOW_PAGING' \
+expect_lines '^xen_version +: 4\.17\.7$' 'SHADOW_PAGING' \
     '^xlft-xen: domain 1 is unfit for recording: .*rdrand=0' '^unfit=1$' \
     '^state off frames 0 port 0 abi 1 log 1 seq 0$' '^ft-status=0$' \
     '^enabled: state record frames [0-9]+ port [1-9][0-9]*$' \

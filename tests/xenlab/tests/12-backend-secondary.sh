@@ -74,7 +74,7 @@ echo "primary destroyed"
 '
 expect_status 0
 peer='10\.99\.0\.2:'
-expect '^ticking: 2 lines$' \
+expect_lines '^ticking: 2 lines$' \
     "^xlft-xen: domain 77 does not exist: no copy for $peer"8003'$' \
     '^unknown: status 1$' \
     "^xlft-xen: domain 1: cannot connect to ${peer}8009: Connection refused" \

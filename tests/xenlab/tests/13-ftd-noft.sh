@@ -81,7 +81,7 @@ xl destroy idle
 '
 expect_status 0
 msg='domain 1: hypervisor has no FT support \(apply xen-patches\)'
-expect '^ticking: 2 lines$' "^ftd: primary idle: $msg\$" \
+expect_lines '^ticking: 2 lines$' "^ftd: primary idle: $msg\$" \
     '^primary: status 1$' '^secondary: status 1$' \
     '^state=error$' "^error=$msg\$" '^guest idle [-rb]+$' \
     '^ticking: [0-9]+ lines$' "$msg" '^ft-enable: status 1$' \

@@ -52,7 +52,7 @@ ticks $((lines + 2))
 xl destroy idle
 '
 expect_status 0
-expect '^ticking: 2 lines$' \
+expect_lines '^ticking: 2 lines$' \
     '^primary: ftd: domain 1: recording into a ring of [0-9]+ frames '\
 '\(no branch counter: unsafe\), event channel [1-9][0-9]* bound to dom0 '\
 'port [0-9]+$' \
