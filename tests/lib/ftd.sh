@@ -10,6 +10,24 @@
 #   answers SOCKET        until the ftvm there answers, 10 s at most
 #   pidof_cmd TEXT        the pid of the process whose command line
 #                         starts with TEXT
+# and ftd as a service ($ftd, $ftvm and $xlft set too):
+#   ftconf HOST RUN-DIR SECTIONS [LISTEN]
+#                         $work/HOST.conf, the ft.conf of host A or B:
+#                         listening on $hosts_net.1 or .2 (or LISTEN),
+#                         port 7800; key $work/key; the arbiter (after
+#                         arbiter_up, arbiter_spec's, else file:$work/arb);
+#                         that run-dir; then SECTIONS, ft.conf text
+#   services_up SECTIONS [LISTEN]
+#                         a key in $work/key, ftconf of both hosts with
+#                         the run-dirs $work/runA and runB, ftd started
+#                         on each (stderr in $work/ftdA.err and
+#                         ftdB.err, pids in $ftd_a and $ftd_b), until
+#                         both answer; else bad, finish and exit 1
+#   xa ARGS, xb ARGS      xl-ft on host A, B
+#   status_has xa|xb TEXT that host's ft-status shows TEXT
+#   serve_a NAME ARGS...  `ftvm serve ARGS` of guest NAME on A, at the
+#                         control socket where A's ftd finds it, until it
+#                         answers
 
 inns() {
     ns=$1 n=$2
@@ -35,4 +53,54 @@ answers() {
 
 pidof_cmd() {
     pgrep -f "^$1" | head -n 1
+}
+
+ftconf() {
+    ip=$hosts_net.1
+    [ "$1" = B ] && ip=$hosts_net.2
+    arb=file:$work/arb
+    [ -z "${etcd_net:-}" ] ||
+        arb=$(arbiter_spec "$(echo "$1" | tr AB ab)" "$work/arb")
+    cat >"$work/$1.conf" <<EOF
+host-name = host$1
+listen = ${4:-$ip}:7800
+key = $work/key
+arbiter = $arb
+run-dir = $2
+ftvm = $ftvm
+
+$3
+EOF
+}
+
+services_up() {
+    head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
+    chmod 600 "$work/key"
+    mkdir -p "$work/arb"
+    mkdir -p -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
+    ftconf A "$work/runA" "$1" ${2:+"$2"}
+    ftconf B "$work/runB" "$1" ${2:+"$2"}
+    ip netns exec "$a" timeout -k 5 300 "$ftd" --config "$work/A.conf" \
+        2>"$work/ftdA.err" &
+    ftd_a=$!
+    ip netns exec "$b" timeout -k 5 300 "$ftd" --config "$work/B.conf" \
+        2>"$work/ftdB.err" &
+    ftd_b=$!
+    until_true 200 xa ft-status && until_true 200 xb ft-status ||
+        { bad "the daemons did not come up: $(cat "$work/ftdA.err" \
+          "$work/ftdB.err")"; finish; exit 1; }
+}
+
+xa() { ip netns exec "$a" timeout -k 5 30 "$xlft" --socket \
+       "$work/runA/ftd.sock" "$@"; }
+xb() { ip netns exec "$b" timeout -k 5 30 "$xlft" --socket \
+       "$work/runB/ftd.sock" "$@"; }
+status_has() { "$1" ft-status | grep -q "$2"; }
+
+serve_a() {
+    sock=$work/runA/$1.sock
+    shift
+    ip netns exec "$a" timeout -k 5 300 "$ftvm" serve --control "$sock" \
+        "$@" >/dev/null 2>&1 &
+    answers "$sock"
 }

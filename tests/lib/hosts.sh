@@ -4,8 +4,9 @@
 #                             120 s), its output where the caller puts it
 #   hosts_up TAG NET          two hosts, network namespaces $a and $b
 #                             joined by a veth pair (va, vb) with the
-#                             addresses NET.1 and NET.2; removed, with
-#                             every process in them and $work, on exit.
+#                             addresses NET.1 and NET.2 (NET in
+#                             $hosts_net); removed, with every process
+#                             in them and $work, on exit.
 #                             Without root or ip netns: skip (77).
 #   arbiter_up NET            with ARBITER=etcd, a third host $e running
 #                             etcd, reached from $a at NET.1 and from $b
@@ -81,6 +82,7 @@ arbiter_spec() {
 hosts_up() {
     a=xenft-$1a-$$
     b=xenft-$1b-$$
+    hosts_net=$2
     if [ "$(id -u)" != 0 ] || ! ip netns add "$a" 2>/dev/null; then
         skip "needs root and ip netns"
     fi
