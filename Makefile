@@ -167,7 +167,7 @@ $(BUILD)/tests/kvclient: tests/demo/kvclient.c
 $(BUILD)/tests/ftvm-dom0: tests/ftvm/ftvm-dom0.c $(BUILD)/lib/libxlft.a \
                          $(BUILD)/lib/libftcore.a
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g $^ $(LIBS) -o $@
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib -O2 -g $^ $(LIBS) -o $@
 # A stranger at the logging port (tests/ftd/flood.sh).
 $(BUILD)/tests/ftd-flood: tests/ftd/flood.c
 	@mkdir -p $(@D)
@@ -389,8 +389,10 @@ check-xen-patches:
 
 # libFuzzer targets, run for a bounded time on the committed seeds.
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+# TESTUTIL_ABORT: a failed CHECK is a crash, whose input libFuzzer keeps.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all $(INCLUDES) -Itests/lib
+              -fno-sanitize-recover=all $(INCLUDES) -Itests/lib \
+              -DTESTUTIL_ABORT
 FUZZ_EXTRA_fuzz_ctl := hvm/ftvm/ctlmsg.c
 # fuzz_ftvm runs the whole software HVM on its inputs.
 FUZZ_EXTRA_fuzz_ftvm := $(filter-out hvm/ftvm/main.c,$(FTVM_SRC))
@@ -409,7 +411,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 # recorded runs, kept as they are.
 fuzz-corpus: deps
 	@mkdir -p $(BUILD)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) tests/fuzz/mkcorpus.c \
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib tests/fuzz/mkcorpus.c \
 		$(CORE_SRC) $(XLFT_SRC) -o $(BUILD)/mkcorpus $(LIBS)
 	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \
 		fuzz_frame fuzz_session)
@@ -428,7 +430,7 @@ check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 $(BUILD)/bench/bench-core: tests/bench/bench_core.c \
         $(filter $(BUILD)/freestanding/x86_64/%,$(FREE_OBJ))
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g -no-pie $^ -o $@
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib -O2 -g -no-pie $^ -o $@
 
 # The logging channel against plain TCP, as ftd links it.
 BENCH_CHAN := tests/bench/bench_channel.c tests/lib/records.c
@@ -439,7 +441,7 @@ $(BUILD)/bench/bench-channel: $(BENCH_CHAN:%.c=$(BUILD)/obj/rel/%.o) \
 
 $(BUILD)/bench/udp-rtt: tests/bench/udp_rtt.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
+	$(CC) $(TOOL_STD) $(WARN) -Itests/lib -O2 $< -o $@
 
 bench: deps-bench all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes \
        $(BUILD)/bench/bench-channel $(BUILD)/bench/udp-rtt \
