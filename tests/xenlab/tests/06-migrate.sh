@@ -5,7 +5,9 @@
 # over the lab's network, as xl does it (xl migrate / migrate-receive).
 . "$(dirname "$0")/../testlib.sh"
 
+lab_put
 lab --hosts 2 -- '
+. /xenft/dom0.sh
 if [ "$XENLAB_HOST" = 2 ]; then
     socat TCP-LISTEN:8002,reuseaddr EXEC:"xl migrate-receive" &
     rx=$!
@@ -17,15 +19,7 @@ if [ "$XENLAB_HOST" = 2 ]; then
     xl destroy mig
     exit 0
 fi
-cat > /tmp/mig.cfg <<EOC
-name = "mig"
-type = "hvm"
-memory = 32
-vcpus = 1
-vnc = 0
-vga = "none"
-EOC
-xl create /tmp/mig.cfg || exit 1
+hvm_create mig
 n=0
 until [ "$(socat -u TCP:$XENLAB_PEER:8001 - 2>/dev/null)" = ready ]; do
     n=$((n + 1))

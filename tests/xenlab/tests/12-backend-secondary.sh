@@ -42,7 +42,7 @@ if [ "$XENLAB_HOST" = 2 ]; then
     echo "copy destroyed"
     exit 0
 fi
-. /xenft/idle.sh
+. /xenft/dom0.sh
 idle_start 100
 ticks 2
 n=0

@@ -14,7 +14,7 @@
 
 lab_put bin/ftd bin/xl-ft guests/idle.bin tests/xlft-xen
 lab -- '
-. /xenft/idle.sh
+. /xenft/dom0.sh
 idle_start 100
 ticks 2
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)

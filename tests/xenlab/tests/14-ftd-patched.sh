@@ -21,7 +21,7 @@ if [ ! -f "$image" ]; then
 fi
 lab_put bin/ftd guests/idle.bin tests/xlft-xen
 lab --xen "$image" --timeout 400 -- '
-. /xenft/idle.sh
+. /xenft/dom0.sh
 idle_start 100 fit
 ticks 2
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)

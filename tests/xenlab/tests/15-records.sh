@@ -22,7 +22,7 @@ if [ ! -f "$image" ]; then
 fi
 lab_put tests/xlft-xen guests/idle.bin
 lab --xen "$image" -- '
-. /xenft/idle.sh
+. /xenft/dom0.sh
 idle_start 1000 fit
 ticks 1
 /xenft/xlft-xen records 1 1000 30
