@@ -23,6 +23,17 @@
 #    of all the copies made unloaded in this run did.
 # Figures go to BUILD/bench/ftd.kv and BUILD/bench/results.json.  The
 # last three parts need root (network namespaces, tap devices).
+#
+#   +------ A ------+  ftA 10.77.0.1   +------ B ------+
+#   | ftvm pN.sock  +------------------+ ftvm sN.sock  |
+#   | ftd primary   |  ftB 10.77.0.2   | ftd secondary |
+#   | kv0-br0-lanA  |                  +---------------+
+#   +-------+-------+
+#           | lanC 10.78.0.9      +------ U ------+
+#   +-------+------ C ------+     | ftvm u.sock   |
+#   | udp-rtt kv            +-----+ kv0-br0-lanU  |
+#   +-------------- lanD 10.79.0.9+---------------+
+#   (guests: 10.78.0.2 protected on A, 10.79.0.2 alone on U)
 set -u
 
 build=${1:?usage: run-ftd.sh BUILD}

@@ -9,6 +9,23 @@
 # input changed is caught; and, with ftd, the key-value store protected
 # across two hosts survives the death of its host with no acknowledged
 # key lost.  Exits non-zero on any mismatch.
+#
+# Part 1: one namespace xenft-demo-PID, the guest's tap xenft0
+# (10.77.0.1 here, 10.77.0.2 the guest) and kvclient.  Part 6:
+#
+#   +------ A ------+   ftA --- ftB     +------ B ------+
+#   | ftvm a.sock   |  10.77.0.1  .2    | ftvm b.sock   |
+#   | ftd primary   +-------------------+ ftd secondary |
+#   | kv0-br0-lanA  |                   |  lanB-br0-kv0 |
+#   +---------+-----+                   +----+----------+
+#             |       +---- L: br0 ----+     |
+#             +- pA --+                +- pB-+
+#                     +------+---------+
+#                            pC
+#                     +------+------+
+#                     | C: lanC     |  kvclient to 10.78.0.2
+#                     | 10.78.0.9   |
+#                     +-------------+
 set -u
 
 build=${1:?usage: demo.sh BUILD}

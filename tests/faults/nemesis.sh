@@ -14,6 +14,20 @@
 # part of what reruns a schedule); FAULTS_PER_SCHEDULE (3) how many.
 #
 # Namespaces, made per schedule and removed with everything in them:
+#
+#   +------ A ($A) -------+    ft (FT link)     +------ B ($B) -------+
+#   | ftd, ftvm kv.sock   +---------------------+ ftd, the copy       |
+#   | kv0 (tap) -+- br0   | 10.77.0.1 10.77.0.2 |   br0 -+- kv0 (tap) |
+#   |            +- lan   |                     |   lan -+            |
+#   +---arb--------+------+                     +----+-------arb------+
+#    10.76.1.2     |            +---- C ($C) ---+    |     10.76.2.2
+#       |          +------ lanA + br0 10.78.0.9 + lanB
+#       |                       | faultclient   |           |
+#       |                       +---------------+           |
+#       |  10.76.1.1 +------- E ($E) --------+ 10.76.2.1    |
+#       +------------+ eA   etcd :2379   eB  +--------------+
+#                    +-----------------------+
+#   (the guest answers as 10.78.0.2 from whichever host is live)
 #   A, B   the hosts: ftd as a service, the guest's ftvm, a bridge br0
 #          joining the guest's tap kv0 to the host's LAN veth 'lan';
 #          the FT link 'ft' between them (10.77.0.1, 10.77.0.2)

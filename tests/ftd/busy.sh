@@ -22,6 +22,17 @@
 # one time bound is a control client's 2 s (see 1.).  A's resolver
 # files are its namespace's, in /etc/netns/NS/, removed at the end.
 # Without root or ip netns the test says so and exits 77.
+#
+#   +-------- host $a ---------+               +-------- host $b ---------+
+#   | ftd --config A.conf      |   FT link     | ftd --config B.conf      |
+#   | ftvm serve g1, g2        |               |  (copies of g1, g2)      |
+#   | ftd-ctl-client (silent)  |               |                          |
+#   | /etc/netns/$a: resolver  |               |                          |
+#   |   10.76.0.3, hostb.test  |               |                          |
+#   |   = 10.76.0.2        va  +-------+-------+  vb 10.76.0.2:7800       |
+#   |     10.76.0.1:7800       |       |       +--------------------------+
+#   +--------------------------+       +-- 10.76.0.3: nobody (a MAC that
+#                                          no one has: SYNs and DNS lost)
 set -u
 
 build=${1:?usage: busy.sh BUILD}

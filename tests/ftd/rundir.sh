@@ -14,6 +14,13 @@
 #     protects the guest.
 # Two hosts (network namespaces): A runs the guest, B holds the copy.
 # Without root or ip netns the test says so and exits 77.
+#
+#   +-------- host $a ---------+               +-------- host $b ---------+
+#   | ftd --config A.conf      |   FT link     | ftd --config B.conf      |
+#   |  (refused run-dirs first)|               |  runB/vm1.console: a     |
+#   | ftvm serve runA/vm1.sock |               |  symlink, then a file    |
+#   |   10.75.0.1:7800     va  +---------------+  vb 10.75.0.2:7800       |
+#   +--------------------------+               +--------------------------+
 set -u
 
 build=${1:?usage: rundir.sh BUILD}

@@ -12,6 +12,16 @@
 #     are refused with a message saying what is wrong.
 # ARBITER=etcd: the arbiter is an etcd on a third host (else a directory).
 # Without root or ip netns the test says so and exits 77.
+#
+#   +-------- host $a ---------+               +-------- host $b ---------+
+#   | ftd --config A.conf      |   FT link     | ftd --config B.conf      |
+#   |   runA/ftd.sock (xa)     |               |   runB/ftd.sock (xb)     |
+#   | ftvm serve runA/vmN.sock |               | ftvm serve runB/vmN.sock |
+#   |   (started here)     va  +---------------+  vb (started by B's ftd) |
+#   |            10.79.0.1:7800|               |10.79.0.2:7800            |
+#   +--------------------------+               +--------------------------+
+#   (ARBITER=etcd: etcd on a third host $e, as in failover.sh, on
+#   10.79.9.0/29; else a directory both see)
 set -u
 
 build=${1:?usage: service.sh BUILD}

@@ -12,6 +12,12 @@
 # in order, on both sides alike; the disk is opened for durable writes;
 # bad requests are refused with a reason, and so is a control path that
 # holds a file or a symbolic link (left there, not removed).
+#
+# One host, no network: processes on unix sockets in $work.
+#
+#   ftvm-dom0 (d0: a stand-in for ftd) --p.sock--> ftvm serve (primary)
+#                                     \--s.sock--> ftvm serve (secondary)
+#   ftvm run --replay: the standalone check of a recorded log
 set -u
 
 build=${1:?usage: attached.sh BUILD}

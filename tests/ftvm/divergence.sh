@@ -5,6 +5,7 @@
 # the right exit status and name the record: a flipped TSC value, an
 # interrupt moved by one instruction, a dropped record, a cut log, a
 # damaged byte, another guest command line; and usage errors are 2.
+# One host, no network: ftvm and ftlog on files in $work.
 set -u
 
 build=${1:?usage: divergence.sh BUILD}

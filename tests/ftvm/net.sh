@@ -5,6 +5,11 @@
 # receives frames a sender pushes while ftvm records, the nettx guest
 # sends frames a receiver counts; each run replayed from its log alone
 # must end in the same state with the same console output.
+#
+# One host, UDP on 127.0.0.1, ports BASE.. of this run:
+#
+#   udpframes send --> BASE    ftvm (netrx) sends to BASE+1
+#   ftvm (nettx) BASE+2 --> BASE+3 udpframes recv
 set -u
 
 build=${1:?usage: net.sh BUILD}

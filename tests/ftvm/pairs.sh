@@ -5,6 +5,8 @@
 # process, and require the same instruction count, state hash and
 # console output; N pairs over the guests, timer rates and seeds, drawn
 # from a seed that is printed (FT_TEST_SEED=... repeats a run).
+# One host, no network: each pair two ftvm processes, one after the
+# other, the log a file between them.
 set -u
 
 build=${1:?usage: pairs.sh BUILD N}

@@ -8,6 +8,14 @@
 # (vif-bridge).  netgate-test runs in dom0.  Afterwards nothing of the
 # gate may be left in dom0's ruleset.  Without root, ip netns or nft:
 # skipped, exit 77.
+#
+#   +-- guest ---+        +------------- dom0 -------------+     +- peer -+
+#   | eth0       +--------+ vif7.0  netgate-test  up0      +-----+ eth0   |
+#   | 10.77.0.1  |        |  routed:  10.77.0.254 / 10.78.0.254  | routed:|
+#   +------------+        |  bridged: vif7.0, up0 in br0   |     |10.78.0.2
+#                         +--------------------------------+     |bridged:|
+#                                                                |10.77.0.2
+#                                                                +--------+
 set -u
 
 build=${1:?usage: netgate.sh BUILD}

@@ -3,6 +3,13 @@
 #
 # 06-migrate.sh - live migration of an HVM guest from host 1 to host 2
 # over the lab's network, as xl does it (xl migrate / migrate-receive).
+#
+#   +---- QEMU: Xen host 1 ----+  one network   +---- QEMU: Xen host 2 ----+
+#   | dom0 xenbr0 10.99.0.1    +----------------+ dom0 xenbr0 10.99.0.2    |
+#   | guest mig, then gone     |                | socat :8002 migrate-recv |
+#   | xl migrate -> :8002      |                | says ready on :8001      |
+#   | waits for :8001 ready    |                | guest mig arrives        |
+#   +--------------------------+                +--------------------------+
 . "$(dirname "$0")/../testlib.sh"
 
 lab_put

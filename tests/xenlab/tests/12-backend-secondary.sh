@@ -10,6 +10,13 @@
 # nothing on host 2; the real copy arrives paused on host 2 while the
 # guest on host 1 runs on and keeps ticking.  Both are destroyed at the
 # end.
+#
+#   +---- QEMU: Xen host 1 ----+  one network   +---- QEMU: Xen host 2 ----+
+#   | dom0 xenbr0 10.99.0.1    +----------------+ dom0 xenbr0 10.99.0.2    |
+#   | guest idle (ticking)     |                | xlft-xen copy-recv on    |
+#   | xlft-xen copy-send ->    |                |   :8003 .. :8006         |
+#   |   :8003 .. :8006         |                | says ready on :8001      |
+#   +--------------------------+                +--------------------------+
 . "$(dirname "$0")/../testlib.sh"
 
 [ -e "$XL_TOP/build/guests/idle.bin" ] || fail "build/guests/idle.bin is" \
