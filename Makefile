@@ -55,7 +55,7 @@ san_LDFLAGS := -fsanitize=address,undefined
         soak demo \
         check-ftvm check-channel check-ftd check-netgate \
         check-freestanding check-fuzz fuzz-corpus bench install clean \
-        check-xen-patches
+        check-xen-patches check-lib
 .DEFAULT_GOAL := all
 
 all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
@@ -167,7 +167,7 @@ $(BUILD)/tests/kvclient: tests/demo/kvclient.c
 $(BUILD)/tests/ftvm-dom0: tests/ftvm/ftvm-dom0.c $(BUILD)/lib/libxlft.a \
                          $(BUILD)/lib/libftcore.a
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g $^ $(LIBS) -o $@
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib -O2 -g $^ $(LIBS) -o $@
 # A stranger at the logging port (tests/ftd/flood.sh).
 $(BUILD)/tests/ftd-flood: tests/ftd/flood.c
 	@mkdir -p $(@D)
@@ -218,42 +218,70 @@ $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
 
 # --- checks -----------------------------------------------------------
 
-check: deps-check all check-freestanding check-unit check-san check-ftvm \
-       check-ftd check-netgate check-faults \
+# Every test script or program a check target runs is one unit, run by
+# tests/lib/run-check.sh: its output kept, its outcome (pass; fail; skip,
+# exit 77, with the reason of its "SKIP:" line) in $(CHECK_DIR)/GROUP/.
+# A unit that fails does not stop the others; each check target ends in
+# the summary of what it ran (`make check`: one of everything), which
+# names every skip and failure and fails if one failed.  The results of
+# an earlier make are removed before any unit runs.
+CHECK_DIR := $(BUILD)/check
+RUN := sh tests/lib/run-check.sh run $(CHECK_DIR)
+CHECK_GOALS := check check-lib check-unit check-san check-ftvm check-ftd \
+               check-netgate check-faults soak-faults check-channel \
+               check-freestanding check-fuzz check-xen-patches soak
+ifneq ($(filter $(CHECK_GOALS),$(MAKECMDGOALS)),)
+_ := $(shell rm -rf $(CHECK_DIR))
+endif
+# $(call summary,GROUP...): the verdict on those units, unless `make
+# check` gives it at its end.
+summary = $(if $(filter check,$(MAKECMDGOALS)),@true,\
+            @sh tests/lib/run-check.sh summary \
+            $(CHECK_DIR) $(1))
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+           LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp
+
+check: deps-check all check-lib check-freestanding check-unit check-san \
+       check-ftvm check-ftd check-netgate check-faults \
        check-channel check-fuzz check-xen-patches
-	@echo "make check: all passed"
+	@sh tests/lib/run-check.sh summary $(CHECK_DIR)
+
+# The runner itself: a failure must fail the summary.
+check-lib:
+	@$(RUN) lib/run-check sh tests/lib/selftest.sh
+	$(call summary,lib)
 
 # ftvm end to end: record/replay pairs in separate processes, and logs
 # that must be refused.  `make soak` runs many more pairs.
 PAIRS ?= 50
 check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
-	$(BUILD)/bin/ftvm selftest
-	sh tests/ftvm/pairs.sh $(BUILD) $(PAIRS)
-	sh tests/ftvm/divergence.sh $(BUILD)
-	sh tests/ftvm/net.sh $(BUILD)
-	sh tests/ftvm/snapshot.sh $(BUILD)
-	sh tests/ftvm/guestend.sh $(BUILD)
-	sh tests/ftvm/attached.sh $(BUILD)
+	@$(RUN) ftvm/selftest $(BUILD)/bin/ftvm selftest
+	@$(RUN) ftvm/pairs sh tests/ftvm/pairs.sh $(BUILD) $(PAIRS)
+	@$(RUN) ftvm/divergence sh tests/ftvm/divergence.sh $(BUILD)
+	@$(RUN) ftvm/net sh tests/ftvm/net.sh $(BUILD)
+	@$(RUN) ftvm/snapshot sh tests/ftvm/snapshot.sh $(BUILD)
+	@$(RUN) ftvm/guestend sh tests/ftvm/guestend.sh $(BUILD)
+	@$(RUN) ftvm/attached sh tests/ftvm/attached.sh $(BUILD)
+	$(call summary,ftvm)
 
-# ftd end to end: two hosts in network namespaces (root; 77: skipped).
+# ftd end to end: two hosts in network namespaces (root).
 check-ftd: all deps-check deps-demo $(BUILD)/tests/ftvm-dom0 \
            $(BUILD)/tests/ftd-ctl-client $(BUILD)/tests/ftd-flood
-	sh tests/ftd/failover.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
-	sh tests/ftd/service.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
-	ARBITER=etcd sh tests/ftd/failover.sh $(BUILD); rc=$$?; \
-		[ $$rc = 0 ] || [ $$rc = 77 ]
-	ARBITER=etcd sh tests/ftd/service.sh $(BUILD); rc=$$?; \
-		[ $$rc = 0 ] || [ $$rc = 77 ]
-	sh tests/ftd/regress.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
-	sh tests/ftd/busy.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
-	sh tests/ftd/flood.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
-	sh tests/ftd/rundir.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
-	sh tests/ftd/identity.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	@$(RUN) ftd/failover sh tests/ftd/failover.sh $(BUILD)
+	@$(RUN) ftd/service sh tests/ftd/service.sh $(BUILD)
+	@ARBITER=etcd $(RUN) ftd/failover-etcd sh tests/ftd/failover.sh $(BUILD)
+	@ARBITER=etcd $(RUN) ftd/service-etcd sh tests/ftd/service.sh $(BUILD)
+	@$(RUN) ftd/regress sh tests/ftd/regress.sh $(BUILD)
+	@$(RUN) ftd/busy sh tests/ftd/busy.sh $(BUILD)
+	@$(RUN) ftd/flood sh tests/ftd/flood.sh $(BUILD)
+	@$(RUN) ftd/rundir sh tests/ftd/rundir.sh $(BUILD)
+	@$(RUN) ftd/identity sh tests/ftd/identity.sh $(BUILD)
+	$(call summary,ftd)
 
 # The nemesis suite (tests/faults): the kvstore guest protected on two
 # hosts under random faults, each schedule judged from the client's
 # history and captures.  SEED=S SCHEDULES=1 runs schedule S again
-# (KINDS=a,b: faults of those kinds only; root; 77: skipped).
+# (KINDS=a,b: faults of those kinds only; root).
 SCHEDULES ?= 10
 SEED ?= $(shell od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 .PHONY: check-faults soak-faults
@@ -262,15 +290,14 @@ $(BUILD)/tests/faultclient: tests/faults/faultclient.c
 	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
 check-faults: all deps-check $(BUILD)/tests/faultclient \
               $(BUILD)/tests/ftvm-dom0
-	sh tests/faults/selftest.sh
-	KINDS=$(KINDS) sh tests/faults/nemesis.sh $(BUILD) $(SCHEDULES) $(SEED); \
-		rc=$$?; \
-		[ $$rc = 0 ] || [ $$rc = 77 ]
+	@$(RUN) faults/checker sh tests/faults/selftest.sh
+	@KINDS=$(KINDS) $(RUN) faults/nemesis \
+		sh tests/faults/nemesis.sh $(BUILD) $(SCHEDULES) $(SEED)
+	$(call summary,faults)
 soak-faults: SCHEDULES = 200
 soak-faults: check-faults
 
-# The network gate on real frames: namespaces, a bridge, NFQUEUE (root;
-# 77: skipped, said loudly).
+# The network gate on real frames: namespaces, a bridge, NFQUEUE (root).
 $(BUILD)/tests/netgate-test: tests/netgate/netgate-test.c \
                              $(BUILD)/lib/libxlft.a
 	@mkdir -p $(@D)
@@ -283,16 +310,14 @@ $(SAN)/tests/netgate-test: $(BUILD)/obj/san/tests/netgate/netgate-test.o \
 	$(CC) $(san_LDFLAGS) $^ -o $@
 check-netgate: all deps-check deps-demo $(BUILD)/tests/netgate-test \
                $(SAN)/tests/netgate-test
-	for b in $(BUILD) $(SAN); do \
-		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-			sh tests/netgate/netgate.sh $$b; rc=$$?; \
-		if [ $$rc = 77 ]; then \
-			echo "*** check-netgate SKIPPED: not tested here ***"; \
-		elif [ $$rc != 0 ]; then exit 1; fi; \
-	done
+	@$(RUN) netgate/rel sh tests/netgate/netgate.sh $(BUILD)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		$(RUN) netgate/san sh tests/netgate/netgate.sh $(SAN)
+	$(call summary,netgate)
 
 # A real Xen 4.17 host under QEMU (tests/xenlab): builds the dom0 image
-# if needed (cached in $(BUILD)/xenlab), then runs tests/xenlab/tests.
+# if needed (cached in $(BUILD)/xenlab), then runs tests/xenlab/tests,
+# with a summary of its own in the same form.
 .PHONY: deps-xenlab check-xen
 deps-xenlab:
 	@sh tools/deps.sh xenlab
@@ -312,46 +337,32 @@ check-xen: $(BUILD)/xenlab/xen-patched.gz
 endif
 
 soak: all
-	sh tests/ftvm/pairs.sh $(BUILD) 1000
+	@$(RUN) ftvm/soak sh tests/ftvm/pairs.sh $(BUILD) 1000
+	$(call summary,ftvm)
 
 demo: all deps-demo $(BUILD)/tests/kvclient
 	@sh tests/demo/demo.sh $(BUILD)
 
 check-unit: deps-check $(BUILD)/tests/unit-tests
-	cd tests/unit && ../../$(BUILD)/tests/unit-tests
+	@$(RUN) unit/cunit sh -c 'cd tests/unit && \
+		exec ../../$(BUILD)/tests/unit-tests'
+	$(call summary,unit)
 
 check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
            $(SAN)/bin/ftd $(SAN)/bin/xl-ft $(SAN)/tests/ftvm-dom0 \
            $(SAN)/tests/ftd-ctl-client $(SAN)/guests
-	cd tests/unit && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-		UBSAN_OPTIONS=print_stacktrace=1 ../../$(BUILD)/tests/unit-tests-san
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
-		sh tests/ftvm/attached.sh $(SAN)
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
-		sh tests/ftd/failover.sh $(SAN); rc=$$?; \
-		[ $$rc = 0 ] || [ $$rc = 77 ]
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
-		sh tests/ftd/service.sh $(SAN); rc=$$?; \
-		[ $$rc = 0 ] || [ $$rc = 77 ]
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
-		sh tests/ftd/regress.sh $(SAN); rc=$$?; \
-		[ $$rc = 0 ] || [ $$rc = 77 ]
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
-		sh tests/ftd/busy.sh $(SAN); rc=$$?; \
-		[ $$rc = 0 ] || [ $$rc = 77 ]
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
-		sh tests/ftd/rundir.sh $(SAN); rc=$$?; \
-		[ $$rc = 0 ] || [ $$rc = 77 ]
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
-		sh tests/ftd/identity.sh $(SAN); rc=$$?; \
-		[ $$rc = 0 ] || [ $$rc = 77 ]
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1 \
+		$(RUN) san/cunit sh -c 'cd tests/unit && \
+		exec ../../$(BUILD)/tests/unit-tests-san'
+	@$(SAN_ENV) $(RUN) san/ftvm-attached sh tests/ftvm/attached.sh $(SAN)
+	@$(SAN_ENV) $(RUN) san/ftd-failover sh tests/ftd/failover.sh $(SAN)
+	@$(SAN_ENV) $(RUN) san/ftd-service sh tests/ftd/service.sh $(SAN)
+	@$(SAN_ENV) $(RUN) san/ftd-regress sh tests/ftd/regress.sh $(SAN)
+	@$(SAN_ENV) $(RUN) san/ftd-busy sh tests/ftd/busy.sh $(SAN)
+	@$(SAN_ENV) $(RUN) san/ftd-rundir sh tests/ftd/rundir.sh $(SAN)
+	@$(SAN_ENV) $(RUN) san/ftd-identity sh tests/ftd/identity.sh $(SAN)
+	$(call summary,san)
 
 # The logging channel end to end over TCP on loopback, also under
 # ASan+UBSan.
@@ -366,9 +377,11 @@ $(BUILD)/tests/chan-loopback-san: $(CHAN_TEST:%.c=$(BUILD)/obj/san/%.o) \
 	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
 check-channel: deps-check $(BUILD)/tests/chan-loopback \
                $(BUILD)/tests/chan-loopback-san
-	timeout -k 5 300 $(BUILD)/tests/chan-loopback
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-		timeout -k 5 300 $(BUILD)/tests/chan-loopback-san
+	@$(RUN) channel/rel timeout -k 5 300 $(BUILD)/tests/chan-loopback
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		$(RUN) channel/san timeout -k 5 300 \
+		$(BUILD)/tests/chan-loopback-san
+	$(call summary,channel)
 
 # hvm/core must build unchanged as freestanding code for both x86 widths.
 FREE_OBJ := $(foreach a,x86_64 i386,\
@@ -380,16 +393,20 @@ $(BUILD)/freestanding/i386/%.o: hvm/core/%.c $(wildcard hvm/core/*.h)
 	@mkdir -p $(@D)
 	$(CC) -m32 $(CORE_FREESTANDING) -O2 -c $< -o $@
 check-freestanding: $(FREE_OBJ)
-	@sh tests/check-freestanding.sh $(FREE_OBJ)
+	@$(RUN) freestanding/core sh tests/check-freestanding.sh $(FREE_OBJ)
+	$(call summary,freestanding)
 
 # xen-patches/ without a Xen tree (xen-patches/verify.sh builds with one).
 check-xen-patches:
-	@sh tests/xen-patches-check.sh
+	@$(RUN) xen-patches/series sh tests/xen-patches-check.sh
+	$(call summary,xen-patches)
 
 # libFuzzer targets, run for a bounded time on the committed seeds.
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+# TESTUTIL_ABORT: a failed CHECK is a crash, whose input libFuzzer keeps.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all $(INCLUDES) -Itests/lib
+              -fno-sanitize-recover=all $(INCLUDES) -Itests/lib \
+              -DTESTUTIL_ABORT
 FUZZ_EXTRA_fuzz_ctl := hvm/ftvm/ctlmsg.c
 # fuzz_ftvm runs the whole software HVM on its inputs.
 FUZZ_EXTRA_fuzz_ftvm := $(filter-out hvm/ftvm/main.c,$(FTVM_SRC))
@@ -408,7 +425,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 # recorded runs, kept as they are.
 fuzz-corpus: deps
 	@mkdir -p $(BUILD)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) tests/fuzz/mkcorpus.c \
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib tests/fuzz/mkcorpus.c \
 		$(CORE_SRC) $(XLFT_SRC) -o $(BUILD)/mkcorpus $(LIBS)
 	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \
 		fuzz_frame fuzz_session)
@@ -416,9 +433,10 @@ fuzz-corpus: deps
 
 check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 	@for t in $(FUZZ_TARGETS); do \
-		sh tests/fuzz/run.sh $(BUILD)/fuzz/$$t tests/fuzz/corpus/$$t \
-			$(FUZZ_SECONDS) || exit 1; \
+		$(RUN) fuzz/$$t sh tests/fuzz/run.sh $(BUILD)/fuzz/$$t \
+			tests/fuzz/corpus/$$t $(FUZZ_SECONDS); \
 	done
+	$(call summary,fuzz)
 
 # --- benchmarks -------------------------------------------------------
 
@@ -426,7 +444,7 @@ check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 $(BUILD)/bench/bench-core: tests/bench/bench_core.c \
         $(filter $(BUILD)/freestanding/x86_64/%,$(FREE_OBJ))
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g -no-pie $^ -o $@
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib -O2 -g -no-pie $^ -o $@
 
 # The logging channel against plain TCP, as ftd links it.
 BENCH_CHAN := tests/bench/bench_channel.c tests/lib/records.c
@@ -437,7 +455,7 @@ $(BUILD)/bench/bench-channel: $(BENCH_CHAN:%.c=$(BUILD)/obj/rel/%.o) \
 
 $(BUILD)/bench/udp-rtt: tests/bench/udp_rtt.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
+	$(CC) $(TOOL_STD) $(WARN) -Itests/lib -O2 $< -o $@
 
 bench: deps-bench all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes \
        $(BUILD)/bench/bench-channel $(BUILD)/bench/udp-rtt \

@@ -50,6 +50,8 @@
 #include "ft_log.h"
 #include "records.h"
 #include "xlft_channel.h"
+#define TEST_NAME "bench-channel"
+#include "testutil.h"
 
 #define LOG_BYTES    (32u << 20)
 #define DMA_MAX      4096u          /* a page: disk sectors, frames */
@@ -60,33 +62,6 @@
 #define PINGS        2000u
 
 static const uint8_t key[XLFT_KEY_SIZE] = { 7, 7, 7, 7, 1, 2, 3, 4 };
-
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fputs("bench-channel: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) \
-            die("%s:%d: %s", __FILE__, __LINE__, #cond); \
-    } while (0)
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The log, cut into LOG frame payloads of whole records. */
 static struct {

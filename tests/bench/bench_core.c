@@ -31,6 +31,8 @@
 
 #include "ft_recorder.h"
 #include "ft_ring.h"
+#define TEST_NAME "bench-core"
+#include "testutil.h"
 
 #define RING_MEM        (FT_RING_HDR_SIZE + FT_RING_DEFAULT_DATA)
 #define READ_CAP        (256u << 10)    /* ft_ring_read_records buffer */
@@ -56,19 +58,6 @@
 
 static const char *kv_path;
 static FILE *kv_file;
-
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("bench-core: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
 
 /* Plain decimals only: results.json takes these strings as they are. */
 static void kv(const char *key, unsigned int decimals, double v)

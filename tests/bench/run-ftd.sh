@@ -23,6 +23,17 @@
 #    of all the copies made unloaded in this run did.
 # Figures go to BUILD/bench/ftd.kv and BUILD/bench/results.json.  The
 # last three parts need root (network namespaces, tap devices).
+#
+#   +------ A ------+  ftA 10.77.0.1   +------ B ------+
+#   | ftvm pN.sock  +------------------+ ftvm sN.sock  |
+#   | ftd primary   |  ftB 10.77.0.2   | ftd secondary |
+#   | kv0-br0-lanA  |                  +---------------+
+#   +-------+-------+
+#           | lanC 10.78.0.9      +------ U ------+
+#   +-------+------ C ------+     | ftvm u.sock   |
+#   | udp-rtt kv            +-----+ kv0-br0-lanU  |
+#   +-------------- lanD 10.79.0.9+---------------+
+#   (guests: 10.78.0.2 protected on A, 10.79.0.2 alone on U)
 set -u
 
 build=${1:?usage: run-ftd.sh BUILD}
@@ -118,42 +129,26 @@ done
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 chmod 600 "$work/key"
 
-# inns NS NAME CMD...: CMD in namespace NS, in the background, bounded;
-# output in $work/NAME.out and .err, exit status in $work/NAME.rc.
-inns() {
-    ns=$1 n=$2
-    shift 2
-    rm -f "$work/$n.rc"
-    (ip netns exec "$ns" timeout -k 5 300 "$@" >"$work/$n.out" \
-        2>"$work/$n.err"; echo $? >"$work/$n.rc") &
-    started="$started $!"
-}
-started=
+# inns NS NAME CMD... (tests/lib/ftd.sh), bounded by 300 s here.
+NSRUN_SECONDS=300
+. "$here/../lib/hosts.sh"
+. "$here/../lib/ftd.sh"
+inns_pids=
 # reap NS...: kill every process of those hosts and wait for them.
 reap() {
     for h in "$@"; do
         killhost "$h"
     done
-    [ -n "$started" ] && wait $started
-    started=
-}
-
-# until_true TRIES CMD...: CMD every 20 ms until it succeeds.
-until_true() {
-    n=$1
-    shift
-    while ! "$@" >/dev/null 2>&1; do
-        n=$((n - 1))
-        [ "$n" -gt 0 ] || return 1
-        sleep 0.02      # polling for a condition, bounded
-    done
+    [ -n "$inns_pids" ] && wait $inns_pids
+    inns_pids=
 }
 has() { grep -q "$1" "$2" 2>/dev/null; }
-ended() { [ -s "$work/$1.rc" ]; }
+# exited NAME: NAME (started by inns) has ended; not waiting for it.
+exited() { [ -s "$work/$1.rc" ]; }
 
 # guest_net NS: the tap of the guest just started there into its bridge.
 guest_net() {
-    until_true 500 ip -n "$1" link show kv0 ||
+    until_true 200 ip -n "$1" link show kv0 ||
         fail "the guest's network in $1 did not come up"
     ip -n "$1" link set kv0 master br0 up
 }
@@ -168,18 +163,18 @@ pair() {
         "$@"
     inns "$B" gs$r "$ftvm" serve --control "$work/s$r.sock" --incoming \
         --console none
-    until_true 500 "$dom0" "$work/p$r.sock" status &&
-        until_true 500 "$dom0" "$work/s$r.sock" status || return 1
+    until_true 200 "$dom0" "$work/p$r.sock" status &&
+        until_true 200 "$dom0" "$work/s$r.sock" status || return 1
     case "$*" in *tap:*) guest_net "$A" ;; esac
     inns "$B" fs$r "$ftd" secondary --pair vm$r --guest "$work/s$r.sock" \
         --listen 10.77.0.2:$((7800 + r)) --key "$work/key" \
         --arbiter "file:$work/arb.$r" --host-name hostB
-    until_true 500 has listening "$work/fs$r.out" || return 1
+    until_true 200 has listening "$work/fs$r.out" || return 1
     inns "$A" fp$r "$ftd" primary --pair vm$r --guest "$work/p$r.sock" \
         --peer 10.77.0.2:$((7800 + r)) --key "$work/key" \
         --arbiter "file:$work/arb.$r" --host-name hostA
-    until_true 1000 has "replaying" "$work/fs$r.err" &&
-        until_true 1000 has "protected" "$work/fp$r.err"
+    until_true 400 has "replaying" "$work/fs$r.err" &&
+        until_true 400 has "protected" "$work/fp$r.err"
 }
 
 # ---- output latency -----------------------------------------------------
@@ -195,7 +190,7 @@ truncate -s 4M "$work/u.img" "$work/p.img"
 inns "$U" gu "$ftvm" serve --control "$work/u.sock" --console none \
     --guest "$build/guests/kvstore.bin" --cmdline ip=10.79.0.2 \
     --net tap:kv0 --disk "$work/u.img"
-until_true 500 "$dom0" "$work/u.sock" status ||
+until_true 200 "$dom0" "$work/u.sock" status ||
     fail "the unprotected guest did not start: $(cat "$work/gu.err")"
 guest_net "$U"
 pair 0 --guest "$build/guests/kvstore.bin" --cmdline ip=10.78.0.2 \
@@ -378,7 +373,7 @@ while [ -z "$end" ] || [ "$(date +%s)" -lt $end ]; do
         done
         end=$(($(date +%s) + loaded))
     fi
-    if ended fs$r || ended fp$r; then
+    if exited fs$r || exited fp$r; then
         has "peer lost" "$work/fs$r.err" ||
             has "peer lost" "$work/fp$r.err" ||
             fail "loaded: the pair ended: $(cat "$work/fp$r.err" \

@@ -21,6 +21,7 @@ build=${1:?usage: run-ftvm.sh BUILD}
 ftvm=$build/bin/ftvm
 dir=$build/bench
 here=$(dirname "$0")
+. "$here/../lib/test.sh"        # udp_bound
 work=$(mktemp -d "${TMPDIR:-/tmp}/xenft-bench.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 insns=200000000
@@ -120,7 +121,7 @@ port=$((30000 + $$ % 20000))
     --net "udp:$port:$((port + 1))" --seconds 3 --record "$work/net.log" \
     --console none >/dev/null 2>"$work/err" &
 pid=$!
-sleep 0.3
+udp_bound "$port" || fail "ftvm never listened on UDP port $port"
 "$build/tests/udpframes" send "$port" 2000 1400 >/dev/null ||
     fail "cannot send frames"
 wait "$pid" || fail "ftvm: $(cat "$work/err")"

@@ -32,20 +32,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#define TEST_NAME "udp-rtt"
+#include "testutil.h"
 
 #define WARMUP      20
 #define N_MAX       100000
 #define REPLY_MS    1000
 #define KV_PORT     7777
 #define TARGETS_MAX 4
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int fail(const char *what)
 {

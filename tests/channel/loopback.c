@@ -46,6 +46,8 @@
 #include "ft_log.h"
 #include "records.h"
 #include "xlft_channel.h"
+#define TEST_NAME "chan-loopback"
+#include "testutil.h"
 
 #define DEADLINE_S   60
 #define BATCH        (128u << 10)   /* LOG frame payload target */
@@ -53,25 +55,6 @@
 
 static const uint8_t key_a[XLFT_KEY_SIZE] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 static const uint8_t key_b[XLFT_KEY_SIZE] = { 1, 2, 3, 4, 5, 6, 7, 9 };
-
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fputs("chan-loopback: FAILED: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) \
-            die("%s:%d: %s", __FILE__, __LINE__, #cond); \
-    } while (0)
 
 /* The records of one log, and where each starts. */
 struct log {
@@ -116,14 +99,6 @@ static void make_log(struct log *l, size_t want, uint64_t seed)
         ft_codec_advance(&c, &r);
     }
     l->off[l->n] = (uint32_t)l->len;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 struct end {

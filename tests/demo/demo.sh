@@ -9,6 +9,23 @@
 # input changed is caught; and, with ftd, the key-value store protected
 # across two hosts survives the death of its host with no acknowledged
 # key lost.  Exits non-zero on any mismatch.
+#
+# Part 1: one namespace xenft-demo-PID, the guest's tap xenft0
+# (10.77.0.1 here, 10.77.0.2 the guest) and kvclient.  Part 6:
+#
+#   +------ A ------+   ftA --- ftB     +------ B ------+
+#   | ftvm a.sock   |  10.77.0.1  .2    | ftvm b.sock   |
+#   | ftd primary   +-------------------+ ftd secondary |
+#   | kv0-br0-lanA  |                   |  lanB-br0-kv0 |
+#   +---------+-----+                   +----+----------+
+#             |       +---- L: br0 ----+     |
+#             +- pA --+                +- pB-+
+#                     +------+---------+
+#                            pC
+#                     +------+------+
+#                     | C: lanC     |  kvclient to 10.78.0.2
+#                     | 10.78.0.9   |
+#                     +-------------+
 set -u
 
 build=${1:?usage: demo.sh BUILD}
@@ -51,10 +68,7 @@ kvstore() {
         --seconds 60 --record "$work/kv.log" --console "$work/kv1.txt" \
         >"$work/kp.out" 2>"$work/kp.err" &
     pid=$!
-    for _ in $(seq 100); do
-        ip netns exec "$ns" ip link show xenft0 >/dev/null 2>&1 && break
-        sleep 0.1
-    done
+    until_true 200 ip netns exec "$ns" ip link show xenft0
     ip netns exec "$ns" ip addr add 10.77.0.1/24 dev xenft0 &&
         ip netns exec "$ns" ip link set xenft0 up ||
         die "the guest's network did not come up: $(cat "$work/kp.err")"
@@ -85,14 +99,8 @@ kvstore() {
     echo "   keys the client had acknowledged."
 }
 
-# inns NS CMD...: run CMD in namespace NS in the background.
-inns() {
-    h=$1
-    shift
-    ip netns exec "$h" timeout -k 5 300 "$@" &
-}
-
-. "$(dirname "$0")/../lib/hosts.sh"     # until_true
+NAME=demo NSRUN_SECONDS=300
+. "$(dirname "$0")/../lib/hosts.sh"     # until_true, nsrun
 
 fault_tolerance() {
     say "6. Fault tolerance.  Two hosts, A and B (network namespaces), on a"
@@ -126,13 +134,13 @@ fault_tolerance() {
     mkdir "$work/arbiter"
     truncate -s 4M "$work/shared.img"
 
-    inns "$A" "$ftvm" serve --control "$work/a.sock" \
+    nsrun "$A" "$ftvm" serve --control "$work/a.sock" \
         --guest "$build/guests/kvstore.bin" --cmdline ip=10.78.0.2 \
         --net tap:kv0 --disk "$work/shared.img" --console "$work/a.txt" \
-        >/dev/null 2>"$work/a.err"
-    inns "$B" "$ftvm" serve --control "$work/b.sock" --incoming \
+        >/dev/null 2>"$work/a.err" &
+    nsrun "$B" "$ftvm" serve --control "$work/b.sock" --incoming \
         --net tap:kv0 --disk "$work/shared.img" --console "$work/b.txt" \
-        >/dev/null 2>"$work/b.err"
+        >/dev/null 2>"$work/b.err" &
     for h in A B; do
         eval hn=\$$h
         until_true 200 ip -n "$hn" link show kv0 ||
@@ -142,16 +150,16 @@ fault_tolerance() {
         ip -n "$hn" link set "lan$h" master br0 up
         ip -n "$hn" link set br0 up
     done
-    inns "$B" "$build/bin/ftd" secondary --pair kv --guest "$work/b.sock" \
+    nsrun "$B" "$build/bin/ftd" secondary --pair kv --guest "$work/b.sock" \
         --listen 10.77.0.2:7800 --key "$work/ft.key" \
         --arbiter "file:$work/arbiter" --host-name hostB \
-        >"$work/fb.out" 2>"$work/fb.err"
+        >"$work/fb.out" 2>"$work/fb.err" &
     until_true 200 grep -q listening "$work/fb.out" ||
         die "ftd on B does not listen: $(cat "$work/fb.err")"
-    inns "$A" "$build/bin/ftd" primary --pair kv --guest "$work/a.sock" \
+    nsrun "$A" "$build/bin/ftd" primary --pair kv --guest "$work/a.sock" \
         --peer 10.77.0.2:7800 --key "$work/ft.key" \
         --arbiter "file:$work/arbiter" --host-name hostA \
-        >/dev/null 2>"$work/fa.err"
+        >/dev/null 2>"$work/fa.err" &
     until_true 400 grep -q "replaying" "$work/fb.err" ||
         die "B did not get its copy: $(cat "$work/fa.err" "$work/fb.err")"
     sed 's/^ftd: /   ftd: /' "$work/fa.err" "$work/fb.err"

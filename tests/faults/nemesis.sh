@@ -14,6 +14,20 @@
 # part of what reruns a schedule); FAULTS_PER_SCHEDULE (3) how many.
 #
 # Namespaces, made per schedule and removed with everything in them:
+#
+#   +------ A ($A) -------+    ft (FT link)     +------ B ($B) -------+
+#   | ftd, ftvm kv.sock   +---------------------+ ftd, the copy       |
+#   | kv0 (tap) -+- br0   | 10.77.0.1 10.77.0.2 |   br0 -+- kv0 (tap) |
+#   |            +- lan   |                     |   lan -+            |
+#   +---arb--------+------+                     +----+-------arb------+
+#    10.76.1.2     |            +---- C ($C) ---+    |     10.76.2.2
+#       |          +------ lanA + br0 10.78.0.9 + lanB
+#       |                       | faultclient   |           |
+#       |                       +---------------+           |
+#       |  10.76.1.1 +------- E ($E) --------+ 10.76.2.1    |
+#       +------------+ eA   etcd :2379   eB  +--------------+
+#                    +-----------------------+
+#   (the guest answers as 10.78.0.2 from whichever host is live)
 #   A, B   the hosts: ftd as a service, the guest's ftvm, a bridge br0
 #          joining the guest's tap kv0 to the host's LAN veth 'lan';
 #          the FT link 'ft' between them (10.77.0.1, 10.77.0.2)
@@ -36,6 +50,7 @@ schedules=${2:?usage: nemesis.sh BUILD SCHEDULES SEED}
 seed0=${3:?usage: nemesis.sh BUILD SCHEDULES SEED}
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$build" && pwd)
+NAME=nemesis
 . "$here/../lib/hosts.sh"
 
 ftd=$build/bin/ftd
@@ -45,14 +60,14 @@ dom0=$build/tests/ftvm-dom0
 fc=$build/tests/faultclient
 FAULTS_PER_SCHEDULE=${FAULTS_PER_SCHEDULE:-3}
 BUDGET=200              # seconds: every process of a schedule ends by then
+NSRUN_SECONDS=$BUDGET   # nsrun's bound (tests/lib/hosts.sh)
 keep=$build/faults      # the files of failed schedules
 
 case "$schedules$seed0" in
 *[!0-9]*) echo "nemesis: SCHEDULES and SEED must be numbers" >&2; exit 2 ;;
 esac
 if [ "$(id -u)" != 0 ] || ! ip netns add xf-probe-$$ 2>/dev/null; then
-    echo "nemesis: needs root and ip netns: skipped"
-    exit 77
+    skip "needs root and ip netns"
 fi
 ip netns del xf-probe-$$
 for t in etcd nft; do
@@ -62,7 +77,6 @@ done
 
 now() { "$fc" now; }
 log() { echo "$*" >>"$work/nemesis"; }
-inns() { ns=$1; shift; ip netns exec "$ns" timeout -k 5 $BUDGET "$@"; }
 
 # --- topology ----------------------------------------------------------
 
@@ -121,7 +135,7 @@ up() {
 }
 
 etcd_start() {
-    inns $E etcd --name e --data-dir "$work/etcd" \
+    nsrun $E etcd --name e --data-dir "$work/etcd" \
         --listen-client-urls http://10.76.1.1:2379,http://10.76.2.1:2379 \
         --advertise-client-urls http://10.76.1.1:2379 \
         --listen-peer-urls http://127.0.0.1:2380 \
@@ -160,7 +174,7 @@ EOF
 
 ftd_start() {
     eval ns=\$$1
-    inns "$ns" "$ftd" --config "$work/$1.conf" 2>>"$work/ftd$1.err" &
+    nsrun "$ns" "$ftd" --config "$work/$1.conf" 2>>"$work/ftd$1.err" &
     until_true 200 xl $1 ft-status
 }
 
@@ -437,7 +451,7 @@ schedule() {
     ftd_start A && ftd_start B ||
         { echo "nemesis: ftd did not start: $(cat "$work"/ftd*.err)"
           down; return 2; }
-    inns $A "$ftvm" serve --control "$work/runA/kv.sock" \
+    nsrun $A "$ftvm" serve --control "$work/runA/kv.sock" \
         --guest "$build/guests/kvstore.bin" --cmdline ip=10.78.0.2 \
         --net tap:kv0 --disk "$work/disk/kv.img" \
         --console "$work/kvA.console" >/dev/null 2>"$work/ftvmA.err" &

@@ -22,6 +22,17 @@
 # one time bound is a control client's 2 s (see 1.).  A's resolver
 # files are its namespace's, in /etc/netns/NS/, removed at the end.
 # Without root or ip netns the test says so and exits 77.
+#
+#   +-------- host $a ---------+               +-------- host $b ---------+
+#   | ftd --config A.conf      |   FT link     | ftd --config B.conf      |
+#   | ftvm serve g1, g2        |               |  (copies of g1, g2)      |
+#   | ftd-ctl-client (silent)  |               |                          |
+#   | /etc/netns/$a: resolver  |               |                          |
+#   |   10.76.0.3, hostb.test  |               |                          |
+#   |   = 10.76.0.2        va  +-------+-------+  vb 10.76.0.2:7800       |
+#   |     10.76.0.1:7800       |       |       +--------------------------+
+#   +--------------------------+       +-- 10.76.0.3: nobody (a MAC that
+#                                          no one has: SYNs and DNS lost)
 set -u
 
 build=${1:?usage: busy.sh BUILD}
@@ -34,6 +45,7 @@ dom0=$build/tests/ftvm-dom0
 client=$build/tests/ftd-ctl-client
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "b" 10.76.0
+. "$(dirname "$0")/../lib/ftd.sh"
 
 # 10.76.0.3 is silent: A sends its frames to a MAC that nobody has, so
 # they are dropped unseen (no ARP failure, no reset, no ICMP).
@@ -46,53 +58,21 @@ printf 'nameserver 10.76.0.3\noptions timeout:2 attempts:1\n' \
     >"$etcns/resolv.conf"
 printf '127.0.0.1 localhost\n10.76.0.2 hostb.test\n' >"$etcns/hosts"
 
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-chmod 600 "$work/key"
-mkdir -p "$work/arb"
-mkdir -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
-# B is named as A's hosts file has it, the name g2 is enabled on; a
-# name given to ft-enable is one of the guest's peers (ftd(8)).
-for h in A B; do
-    ip=10.76.0.1 me=hostA peers="hostb.test, slow.test"
-    [ $h = B ] && ip=10.76.0.2 me=hostb.test peers=hostA
-    cat >"$work/$h.conf" <<EOF
-host-name = $me
-listen = $ip:7800
-key = $work/key
-arbiter = file:$work/arb
-run-dir = $work/run$h
-ftvm = $ftvm
-
-[guest g1]
-peers = $peers
-[guest g2]
-peers = $peers
-EOF
-done
-
-xa() { ip netns exec "$a" timeout -k 5 30 "$xlft" --socket \
-       "$work/runA/ftd.sock" "$@"; }
-xb() { ip netns exec "$b" timeout -k 5 30 "$xlft" --socket \
-       "$work/runB/ftd.sock" "$@"; }
-status_has() { "$1" ft-status | grep -q "$2"; }
 g1_taken() { grep -E "secondary g1 .*(peer lost|live at record)" \
              "$work/ftdB.err"; }
 
-ip netns exec "$a" timeout -k 5 300 "$ftd" --config "$work/A.conf" \
-    2>"$work/ftdA.err" &
-apid=$!
-ip netns exec "$b" timeout -k 5 300 "$ftd" --config "$work/B.conf" \
-    2>"$work/ftdB.err" &
+# B is named as A's hosts file has it, the name g2 is enabled on; a
+# name given to ft-enable is one of the guest's peers (ftd(8)).
+host_B=hostb.test
+services_up "[guest g1]
+peers = @peer@, slow.test
+[guest g2]
+peers = @peer@, slow.test"
+apid=$ftd_a
 for g in g1 g2; do
-    ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
-        --control "$work/runA/$g.sock" --guest "$build/guests/idle.bin" \
-        --cmdline hz=100 --console none >/dev/null 2>&1 &
+    serve_a $g --guest "$build/guests/idle.bin" --cmdline hz=100 \
+        --console none || { bad "$g did not come up"; finish; exit 1; }
 done
-until_true 200 xa ft-status && until_true 200 xb ft-status &&
-until_true 200 "$dom0" "$work/runA/g1.sock" status &&
-until_true 200 "$dom0" "$work/runA/g2.sock" status ||
-    { bad "the daemons did not come up: $(cat "$work/ftdA.err" \
-      "$work/ftdB.err")"; finish; exit 1; }
 if ! xa ft-enable g1 10.76.0.2 >"$work/x" ||
    ! until_true 400 status_has xa "pair=g1 role=primary state=protected" ||
    ! until_true 200 status_has xb "pair=g1 role=secondary state=protected"

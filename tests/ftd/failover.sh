@@ -12,6 +12,18 @@
 #   - a secondary with another key is refused, the primary's guest runs on.
 # ARBITER=etcd: the arbiter is an etcd on a third host (else a directory).
 # Without root or ip netns the test says so and exits 77.
+#
+#   +------- host $a -------+                  +------- host $b -------+
+#   | ftvm serve  pN.sock   |                  | ftvm serve  sN.sock   |
+#   |   (the guest)         |   FT link        |   --incoming (copy)   |
+#   | ftd primary       va  +------------------+  vb  ftd secondary    |
+#   |           10.77.0.1   |                  |   10.77.0.2:7800      |
+#   +------+----------------+                  +----------------+------+
+#          | ae 10.77.9.2                          10.77.9.6 be |
+#          |              +----- host $e ------+                |
+#          +--------------+ ea  etcd :2379  eb +----------------+
+#            10.77.9.1    +--------------------+    10.77.9.5
+#   ($e and its links only with ARBITER=etcd; else a directory both see)
 set -u
 
 build=${1:?usage: failover.sh BUILD}

@@ -40,45 +40,16 @@ for l in "$c ca" "$c cb" "$a ac" "$b bc" "$c lo"; do
     ip -n "$1" link set "$2" up
 done
 
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-chmod 600 "$work/key"
-mkdir -p "$work/arb" "$work/runA" "$work/runB"
-for h in A B; do
-    other=$( [ $h = A ] && echo B || echo A )
-    cat >"$work/$h.conf" <<CONF
-host-name = host$h
-listen = 0.0.0.0:7800
-key = $work/key
-arbiter = file:$work/arb
-run-dir = $work/run$h
-ftvm = $ftvm
-
-[guest vm1]
-peers = host$other
+. "$(dirname "$0")/../lib/ftd.sh"
+# Listening on every address: c reaches each host on a link of its own.
+services_up "[guest vm1]
+peers = @peer@
 [guest vm2]
-peers = host$other
-CONF
+peers = @peer@" 0.0.0.0
+for g in vm1 vm2; do
+    serve_a $g --guest "$build/guests/idle.bin" --cmdline hz=100 \
+        --console none || { bad "$g did not come up"; finish; exit 1; }
 done
-xa() { ip netns exec "$a" timeout -k 5 30 "$xlft" --socket \
-       "$work/runA/ftd.sock" "$@"; }
-xb() { ip netns exec "$b" timeout -k 5 30 "$xlft" --socket \
-       "$work/runB/ftd.sock" "$@"; }
-status_has() { "$1" ft-status | grep -q "$2"; }
-
-ip netns exec "$a" timeout -k 5 300 "$ftd" --config "$work/A.conf" \
-    2>"$work/ftdA.err" &
-ip netns exec "$b" timeout -k 5 300 "$ftd" --config "$work/B.conf" \
-    2>"$work/ftdB.err" &
-for g in 1 2; do
-    ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
-        --control "$work/runA/vm$g.sock" --guest "$build/guests/idle.bin" \
-        --cmdline hz=100 --console none >/dev/null 2>&1 &
-done
-until_true 200 xa ft-status && until_true 200 xb ft-status &&
-until_true 200 "$dom0" "$work/runA/vm1.sock" status &&
-until_true 200 "$dom0" "$work/runA/vm2.sock" status ||
-    { bad "the daemons did not come up: $(cat "$work/ftdA.err" \
-      "$work/ftdB.err")"; finish; exit 1; }
 
 if ! xa ft-enable vm1 10.83.0.2 >"$work/x" ||
    ! until_true 400 status_has xb "pair=vm1 role=secondary state=protected"

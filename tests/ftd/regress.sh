@@ -17,6 +17,14 @@
 #      the deadline, saying so, instead of waiting for good.
 # Two hosts in network namespaces made here.  Without root or ip netns
 # the test says so and exits 77.
+#
+#   +------- host $a -------+                  +------- host $b -------+
+#   | ftvm serve  pN.sock   |   FT link        | ftvm serve  sN.sock   |
+#   | ftd primary --pair rgN|                  |  ftd secondary        |
+#   |             va        +------------------+  vb                   |
+#   |           10.81.0.1   |                  |   10.81.0.2:7800      |
+#   +-----------------------+                  +-----------------------+
+#   (the arbiter: a directory both see, $work/arb.N)
 set -u
 
 build=${1:?usage: regress.sh BUILD}

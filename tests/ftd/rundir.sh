@@ -15,6 +15,13 @@
 #     protects the guest.
 # Two hosts (network namespaces): A runs the guest, B holds the copy.
 # Without root or ip netns the test says so and exits 77.
+#
+#   +-------- host $a ---------+               +-------- host $b ---------+
+#   | ftd --config A.conf      |   FT link     | ftd --config B.conf      |
+#   |  (refused run-dirs first)|               |  runB/vm1.console: a     |
+#   | ftvm serve runA/vm1.sock |               |  symlink, then a file    |
+#   |   10.75.0.1:7800     va  +---------------+  vb 10.75.0.2:7800       |
+#   +--------------------------+               +--------------------------+
 set -u
 
 build=${1:?usage: rundir.sh BUILD}
@@ -26,31 +33,17 @@ xlft=$build/bin/xl-ft
 dom0=$build/tests/ftvm-dom0
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "r" 10.75.0
+. "$(dirname "$0")/../lib/ftd.sh"
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
 chmod 600 "$work/key"
 mkdir -p "$work/arb"
-# conf HOST RUN-DIR: the config of host A or B with that run-dir.
-conf() {
-    ip=10.75.0.1
-    [ "$1" = B ] && ip=10.75.0.2
-    cat >"$work/$1.conf" <<EOF
-host-name = host$1
-listen = $ip:7800
-key = $work/key
-arbiter = file:$work/arb
-run-dir = $2
-ftvm = $ftvm
-
-[guest vm1]
-peers = host$( [ "$1" = A ] && echo B || echo A )
-EOF
-}
 
 # refused WHAT RUN-DIR TEXT: ftd on A with that run-dir exits 1 at once,
 # saying TEXT about the run-dir (a started ftd is stopped at 10 s).
 refused() {
-    conf A "$2"
+    ftconf A "$2" "[guest vm1]
+peers = @peer@"
     ip netns exec "$a" timeout -k 5 10 "$ftd" --config "$work/A.conf" \
         >"$work/out" 2>&1
     rc=$?
@@ -91,25 +84,10 @@ fi
 mkdir -m 0700 "$work/runA" "$work/runB"
 echo "outside, untouched" >"$work/outside"
 ln -s "$work/outside" "$work/runB/vm1.console"
-conf A "$work/runA"
-conf B "$work/runB"
-xa() { ip netns exec "$a" timeout -k 5 30 "$xlft" --socket \
-       "$work/runA/ftd.sock" "$@"; }
-xb() { ip netns exec "$b" timeout -k 5 30 "$xlft" --socket \
-       "$work/runB/ftd.sock" "$@"; }
-status_has() { "$1" ft-status | grep -q "$2"; }
-
-ip netns exec "$a" timeout -k 5 120 "$ftd" --config "$work/A.conf" \
-    2>"$work/ftdA.err" &
-ip netns exec "$b" timeout -k 5 120 "$ftd" --config "$work/B.conf" \
-    2>"$work/ftdB.err" &
-ip netns exec "$a" timeout -k 5 120 "$ftvm" serve \
-    --control "$work/runA/vm1.sock" --guest "$build/guests/idle.bin" \
-    --cmdline hz=100 --console none >/dev/null 2>&1 &
-until_true 200 xa ft-status && until_true 200 xb ft-status &&
-until_true 200 "$dom0" "$work/runA/vm1.sock" status ||
-    { bad "the daemons did not come up: $(cat "$work/ftdA.err" \
-      "$work/ftdB.err")"; finish; exit 1; }
+services_up "[guest vm1]
+peers = @peer@"
+serve_a vm1 --guest "$build/guests/idle.bin" --cmdline hz=100 \
+    --console none || { bad "vm1 did not come up"; finish; exit 1; }
 
 xa ft-enable vm1 10.75.0.2 >"$work/x" 2>&1
 if until_true 200 grep -q "vm1.console is a symbolic link: not followed" \

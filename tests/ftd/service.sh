@@ -13,6 +13,16 @@
 #     are refused with a message saying what is wrong.
 # ARBITER=etcd: the arbiter is an etcd on a third host (else a directory).
 # Without root or ip netns the test says so and exits 77.
+#
+#   +-------- host $a ---------+               +-------- host $b ---------+
+#   | ftd --config A.conf      |   FT link     | ftd --config B.conf      |
+#   |   runA/ftd.sock (xa)     |               |   runB/ftd.sock (xb)     |
+#   | ftvm serve runA/vmN.sock |               | ftvm serve runB/vmN.sock |
+#   |   (started here)     va  +---------------+  vb (started by B's ftd) |
+#   |            10.79.0.1:7800|               |10.79.0.2:7800            |
+#   +--------------------------+               +--------------------------+
+#   (ARBITER=etcd: etcd on a third host $e, as in failover.sh, on
+#   10.79.9.0/29; else a directory both see)
 set -u
 
 build=${1:?usage: service.sh BUILD}
@@ -25,55 +35,25 @@ dom0=$build/tests/ftvm-dom0
 . "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "s" 10.79.0
 arbiter_up 10.79.9
+. "$(dirname "$0")/../lib/ftd.sh"
 
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-chmod 600 "$work/key"
-mkdir -p "$work/arb"
-mkdir -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
-for h in A B; do
-    ip=10.79.0.1 other=B
-    [ $h = B ] && ip=10.79.0.2 other=A
-    cat >"$work/$h.conf" <<EOF
-# ft.conf of host $h
-host-name = host$h
-listen = $ip:7800
-key = $work/key
-arbiter = $(arbiter_spec $(echo $h | tr AB ab) "$work/arb")
-run-dir = $work/run$h
-ftvm = $ftvm
-
-[guest vm1]
-peers = host$other
+only_A="
+# B has none: refused there
+[guest vm2]
+peers = hostB"
+services_up "[guest vm1]
+peers = @peer@
 mem = 16
 
 [guest vm3]
-peers = host$other
+peers = @peer@
 
 # smaller than A's vm4: every copy of it fails on B
 [guest vm4]
-peers = host$other
-mem = 16
-$([ $h = A ] && printf '\n# B has none: refused there\n[guest vm2]\npeers = hostB')
-EOF
-done
-
-xa() { ip netns exec "$a" timeout -k 5 30 "$xlft" --socket \
-       "$work/runA/ftd.sock" "$@"; }
-xb() { ip netns exec "$b" timeout -k 5 30 "$xlft" --socket \
-       "$work/runB/ftd.sock" "$@"; }
-status_has() { "$1" ft-status | grep -q "$2"; }
-
-ip netns exec "$a" timeout -k 5 300 "$ftd" --config "$work/A.conf" \
-    2>"$work/ftdA.err" &
-ip netns exec "$b" timeout -k 5 300 "$ftd" --config "$work/B.conf" \
-    2>"$work/ftdB.err" &
-ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
-    --control "$work/runA/vm1.sock" --guest "$build/guests/cpu.bin" \
-    --cmdline seed=11 --console "$work/vm1.A" >/dev/null 2>&1 &
-until_true 200 xa ft-status && until_true 200 xb ft-status &&
-until_true 200 "$dom0" "$work/runA/vm1.sock" status ||
-    { bad "the daemons did not come up: $(cat "$work/ftdA.err" \
-      "$work/ftdB.err")"; finish; exit 1; }
+peers = @peer@
+mem = 16"
+serve_a vm1 --guest "$build/guests/cpu.bin" --cmdline seed=11 \
+    --console "$work/vm1.A" || { bad "vm1 did not come up"; finish; exit 1; }
 
 # 1. Protect, look, disable.
 if xa ft-enable vm1 10.79.0.2 >"$work/x" &&
@@ -140,10 +120,7 @@ fi
 
 # 2b. Host B dies under a protected guest: A goes on alone, then
 # protects it again by itself once B's ftd is back.
-ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
-    --control "$work/runA/vm3.sock" --guest "$build/guests/idle.bin" \
-    --cmdline hz=100 --console none >/dev/null 2>&1 &
-until_true 200 "$dom0" "$work/runA/vm3.sock" status
+serve_a vm3 --guest "$build/guests/idle.bin" --cmdline hz=100 --console none
 if xa ft-enable vm3 10.79.0.2 >"$work/x" &&
    until_true 400 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
        ft-status vm3 | grep -q 'state=protected'"; then
@@ -168,10 +145,7 @@ fi
 # 2c. A copy that fails on B (a guest larger than B's section allows):
 # B stops the guest it started for it, so the next copy is not refused
 # for a leftover; A's guest runs on.
-ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
-    --control "$work/runA/vm4.sock" --guest "$build/guests/idle.bin" \
-    --mem 32 --console none >/dev/null 2>&1 &
-until_true 200 "$dom0" "$work/runA/vm4.sock" status
+serve_a vm4 --guest "$build/guests/idle.bin" --mem 32 --console none
 failures() { grep -c "vm4.*32 MiB guest" "$work/ftdB1.err"; }
 if xa ft-enable vm4 10.79.0.2 >"$work/x" &&
    until_true 400 sh -c "[ \$(grep -c 'vm4.*32 MiB guest' \
@@ -194,11 +168,8 @@ ip netns pids "$b" | xargs -r kill -TERM
 until_true 200 sh -c "! '$xlft' --socket '$work/runB/ftd.sock' ft-status"
 ip netns exec "$b" timeout -k 5 300 "$ftd" --config "$work/B.conf" \
     2>"$work/ftdB2.err" &
-ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
-    --control "$work/runA/vm2.sock" --guest "$build/guests/cpu.bin" \
-    --console none >/dev/null 2>&1 &
-until_true 200 xb ft-status && until_true 200 "$dom0" \
-    "$work/runA/vm2.sock" status
+until_true 200 xb ft-status
+serve_a vm2 --guest "$build/guests/cpu.bin" --console none
 if xa ft-enable vm2 10.79.0.2 >/dev/null &&
    until_true 200 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
        ft-status vm2 | grep -q ended" &&

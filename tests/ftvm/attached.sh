@@ -12,6 +12,12 @@
 # in order, on both sides alike; the disk is opened for durable writes;
 # bad requests are refused with a reason, and so is a control path that
 # holds a file or a symbolic link (left there, not removed).
+#
+# One host, no network: processes on unix sockets in $work.
+#
+#   ftvm-dom0 (d0: a stand-in for ftd) --p.sock--> ftvm serve (primary)
+#                                     \--s.sock--> ftvm serve (secondary)
+#   ftvm run --replay: the standalone check of a recorded log
 set -u
 
 build=${1:?usage: attached.sh BUILD}
@@ -19,6 +25,7 @@ NAME=attached
 . "$(dirname "$0")/lib.sh"
 
 dom0=$build/tests/ftvm-dom0
+. "$(dirname "$0")/../lib/ftd.sh"      # ended
 d0() { timeout -k 5 60 "$dom0" "$@"; }
 
 # serve NAME ARGS...: `ftvm serve` on $work/NAME.sock in the background;
@@ -40,16 +47,6 @@ serve() {
         fi
         sleep 0.05      # polling for the socket, bounded: 10 s
     done
-}
-
-# ended NAME: wait (bounded) for the serve of NAME to exit; its status.
-ended() {
-    i=0
-    while [ ! -s "$work/$1.rc" ] && [ $i -lt 600 ]; do
-        i=$((i + 1))
-        sleep 0.05      # bounded: 30 s
-    done
-    cat "$work/$1.rc" 2>/dev/null || echo none
 }
 
 cpu=$build/guests/cpu.bin
@@ -505,36 +502,28 @@ if [ -S "$work/p.sock" ] && serve p --incoming; then
 else
     bad "stale socket: $(cat "$work/p.err")"
 fi
-expect() {          # expect WHAT PATTERN d0-args...
-    what=$1 pat=$2
-    shift 2
-    if d0 "$@" >"$work/x" 2>&1; then
-        bad "$what: accepted"
-    elif grep -q "$pat" "$work/x"; then
-        ok "$what refused: $(head -1 "$work/x")"
-    else
-        bad "$what: $(cat "$work/x")"
-    fi
-}
 sock=$work/p.sock
 # magic FCTL, version 9, op STATUS, 8 bytes of zeros
-expect "another protocol version" "version 9" "$sock" raw \
+expect "another protocol version" 1 "version 9" -- d0 "$sock" raw \
     4643544c090001000000000000000000
 # version 1: a client from before HALT; 2: from before ENDED
-expect "the version before HALT" "version 1, this ftvm speaks version 3" \
-    "$sock" raw 4643544c010001000000000000000000
-expect "the version before ENDED" "version 2, this ftvm speaks version 3" \
-    "$sock" raw 4643544c020001000000000000000000
-expect "a short request" "request of 4 bytes" "$sock" raw 4643544c
-expect "an unknown operation" "unknown operation 77" "$sock" raw \
+expect "the version before HALT" 1 \
+    "version 1, this ftvm speaks version 3" -- \
+    d0 "$sock" raw 4643544c010001000000000000000000
+expect "the version before ENDED" 1 \
+    "version 2, this ftvm speaks version 3" -- \
+    d0 "$sock" raw 4643544c020001000000000000000000
+expect "a short request" 1 "request of 4 bytes" -- d0 "$sock" raw 4643544c
+expect "an unknown operation" 1 "unknown operation 77" -- d0 "$sock" raw \
     4643544c03004d000000000000000000
-expect "a request with no magic" "not an ftvm control" "$sock" raw \
+expect "a request with no magic" 1 "not an ftvm control" -- \
+    d0 "$sock" raw \
     00000000030001000000000000000000
-expect "unpause with no guest" "restore one first" "$sock" unpause
-expect "golive while not replaying" "not replaying" "$sock" golive
-expect "disable while not recording" "not recording" "$sock" disable
-expect "throttling to 0%" "from 1 to 100" "$sock" throttle 0
-expect "throttling to 101%" "from 1 to 100" "$sock" throttle 101
+expect "unpause with no guest" 1 "restore one first" -- d0 "$sock" unpause
+expect "golive while not replaying" 1 "not replaying" -- d0 "$sock" golive
+expect "disable while not recording" 1 "not recording" -- d0 "$sock" disable
+expect "throttling to 0%" 1 "from 1 to 100" -- d0 "$sock" throttle 0
+expect "throttling to 101%" 1 "from 1 to 100" -- d0 "$sock" throttle 101
 if d0 "$sock" throttle 25 >/dev/null && d0 "$sock" status | grep -q speed=25
 then
     ok "throttled to 25%, as status says"
@@ -542,7 +531,8 @@ else
     bad "throttle: $(d0 "$sock" status 2>&1)"
 fi
 printf 'not a snapshot at all' >"$work/junk"
-expect "restoring junk" "not an ftvm snapshot" "$sock" restore "$work/junk"
+expect "restoring junk" 1 "not an ftvm snapshot" -- \
+    d0 "$sock" restore "$work/junk"
 if d0 "$sock" busy >"$work/x" 2>&1 && grep -q "another control client" \
         "$work/x"; then
     ok "a second client refused: $(head -1 "$work/x")"

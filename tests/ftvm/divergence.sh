@@ -5,26 +5,12 @@
 # the right exit status and name the record: a flipped TSC value, an
 # interrupt moved by one instruction, a dropped record, a cut log, a
 # damaged byte, another guest command line; and usage errors are 2.
+# One host, no network: ftvm and ftlog on files in $work.
 set -u
 
 build=${1:?usage: divergence.sh BUILD}
 NAME=divergence
 . "$(dirname "$0")/lib.sh"
-
-# expect NAME STATUS PATTERN -- command...: status and a stderr line.
-expect() {
-    name=$1 want=$2 pattern=$3
-    shift 4
-    "$@" >"$work/out" 2>"$work/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        bad "$name: exit status $got, want $want ($(cat "$work/err"))"
-    elif ! grep -q -- "$pattern" "$work/err"; then
-        bad "$name: no '$pattern' in: $(cat "$work/err")"
-    else
-        ok "$name ($(cut -c1-150 "$work/err" | head -n 1))"
-    fi
-}
 
 idle="--guest $build/guests/idle.bin --timer-hz 1000 --cmdline report=100"
 # shellcheck disable=SC2086

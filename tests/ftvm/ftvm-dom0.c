@@ -54,28 +54,8 @@
 #include "ft_log.h"
 #include "xlft_ftvm.h"
 #include "xlft_logfile.h"
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int die(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("ftvm-dom0: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
+#define TEST_NAME "ftvm-dom0"
+#include "testutil.h"
 
 static struct xlft_ftvm *connect_to(const char *path)
 {

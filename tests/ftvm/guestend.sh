@@ -8,6 +8,7 @@
 # records a second); an ACPI power-off (SLP_EN to PM1a_CNT) ends it with
 # 0.  Each recording replays to the same instruction count, state hash
 # and console.  A powered-off guest has no state to save.
+# One host, no network: ftvm runs on files in $work.
 set -u
 
 build=${1:?usage: guestend.sh BUILD}

@@ -5,14 +5,15 @@
 # process, and require the same instruction count, state hash and
 # console output; N pairs over the guests, timer rates and seeds, drawn
 # from a seed that is printed (FT_TEST_SEED=... repeats a run).
+# One host, no network: each pair two ftvm processes, one after the
+# other, the log a file between them.
 set -u
 
 build=${1:?usage: pairs.sh BUILD N}
 pairs=${2:?usage: pairs.sh BUILD N}
-ftvm=$build/bin/ftvm
+NAME=pairs
+. "$(dirname "$0")/lib.sh"
 seed=${FT_TEST_SEED:-$(date +%s)}
-work=$(mktemp -d "${TMPDIR:-/tmp}/xenft-pairs.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
 
 [ -x "$ftvm" ] || { echo "pairs.sh: $ftvm is not built" >&2; exit 2; }
 echo "record/replay pairs: $pairs, seed $seed"
@@ -24,8 +25,6 @@ rnd() {
     echo $(( rnd_state / 65536 % $1 ))
 }
 
-passed=0
-failed=0
 i=0
 while [ "$i" -lt "$pairs" ]; do
     i=$((i + 1))
@@ -55,30 +54,25 @@ while [ "$i" -lt "$pairs" ]; do
     # shellcheck disable=SC2086
     if ! timeout -k 10 120 "$ftvm" run $common $run $disk --record "$work/log" \
             --console "$work/c1" >"$work/o1" 2>"$work/e1"; then
-        echo "FAIL $i ($what): recording failed: $(cat "$work/e1")"
-        failed=$((failed + 1))
+        bad "$i ($what): recording failed: $(cat "$work/e1")"
         continue
     fi
     # shellcheck disable=SC2086
     if ! timeout -k 10 120 "$ftvm" run $common --replay "$work/log" \
             --console "$work/c2" >"$work/o2" 2>"$work/e2"; then
-        echo "FAIL $i ($what): replay failed: $(cat "$work/e2")"
-        failed=$((failed + 1))
+        bad "$i ($what): replay failed: $(cat "$work/e2")"
         continue
     fi
     if ! cmp -s "$work/o1" "$work/o2" || ! cmp -s "$work/c1" "$work/c2"; then
-        echo "FAIL $i ($what): record and replay differ:"
-        paste "$work/o1" "$work/o2"
-        failed=$((failed + 1))
+        bad "$i ($what): record and replay differ: $(paste "$work/o1" \
+            "$work/o2")"
         continue
     fi
     if ! grep -q '^insns=[1-9]' "$work/o1" ||
        ! grep -q '^state-hash=[0-9a-f]\{16\}$' "$work/o1"; then
-        echo "FAIL $i ($what): no insns= and state-hash= lines"
-        failed=$((failed + 1))
+        bad "$i ($what): no insns= and state-hash= lines"
         continue
     fi
-    passed=$((passed + 1))
+    passed=$((passed + 1))     # not said: there are hundreds
 done
-echo "pairs: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -5,6 +5,7 @@
 # restored from it and recorded, and the same restored and replayed from
 # that log, end in the same state (anything the snapshot missed would
 # diverge); a damaged or mismatched snapshot is refused.
+# One host, no network: ftvm runs on snapshot and log files in $work.
 set -u
 
 build=${1:?usage: snapshot.sh BUILD}

@@ -17,25 +17,14 @@
 #include <string.h>
 
 #include "xlft_frame.h"
-
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) \
-            check_failed(#cond, __LINE__); \
-    } while (0)
+#define TEST_NAME "fuzz_frame"
+#include "testutil.h"
 
 #define MSG_POISON 0x5a
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t out[XLFT_FRAME_MAX];
-
-static void check_failed(const char *what, int line)
-{
-    fprintf(stderr, "fuzz_frame.c:%d: invariant violated: %s\n", line,
-            what);
-    abort();
-}
 
 static void check_msg(const char *msg, size_t len)
 {

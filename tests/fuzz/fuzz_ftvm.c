@@ -18,14 +18,8 @@
 #include <xxhash.h>
 
 #include "ftvm.h"
-
-#define CHECK(cond) do {                                                \
-    if (!(cond)) {                                                      \
-        fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__,    \
-                __LINE__, #cond);                                       \
-        abort();                                                        \
-    }                                                                   \
-} while (0)
+#define TEST_NAME "fuzz_ftvm"
+#include "testutil.h"
 
 #define INSN_CAP 2000000u
 

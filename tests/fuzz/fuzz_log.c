@@ -28,6 +28,8 @@
 #include "ft_replayer.h"
 #include "ft_ring.h"
 #include "records.h"
+#define TEST_NAME "fuzz_log"
+#include "testutil.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
 #ifndef FT_RING_MEM_SIZE
@@ -38,18 +40,6 @@
 #define ALL_PREFIXES 8u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) \
-            check_failed(#cond, __LINE__); \
-    } while (0)
-
-static void check_failed(const char *what, int line)
-{
-    fprintf(stderr, "fuzz_log.c:%d: invariant violated: %s\n", line, what);
-    abort();
-}
 
 static bool same_point(const struct ft_point *a, const struct ft_point *b)
 {

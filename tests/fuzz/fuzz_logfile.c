@@ -24,6 +24,8 @@
 
 #include "ft_log.h"
 #include "xlft_logfile.h"
+#define TEST_NAME "fuzz_logfile"
+#include "testutil.h"
 
 /*
  * The stored layout (hvm/core/FORMAT.md, "Stored logs"), needed only to
@@ -38,23 +40,10 @@
 #define BLOCK_PAY_HASH  24u
 #define BLOCK_HDR_HASH  32u
 
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) \
-            check_failed(#cond, __LINE__); \
-    } while (0)
-
 /* Filled into the message buffer so that an unwritten message shows. */
 #define MSG_POISON 0x5a
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check_failed(const char *what, int line)
-{
-    fprintf(stderr, "fuzz_logfile.c:%d: invariant violated: %s\n", line,
-            what);
-    abort();
-}
 
 /* An error must leave a non-empty, NUL-terminated message. */
 static void check_msg(const char *msg, size_t len)

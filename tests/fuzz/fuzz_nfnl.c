@@ -13,21 +13,10 @@
 
 #include "xlft_nfnl.h"
 #include "xlft_pktq.h"
-
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) \
-            check_failed(#cond, __LINE__); \
-    } while (0)
+#define TEST_NAME "fuzz_nfnl"
+#include "testutil.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check_failed(const char *what, int line)
-{
-    fprintf(stderr, "fuzz_nfnl.c:%d: invariant violated: %s\n", line,
-            what);
-    abort();
-}
 
 struct seen {
     struct xlft_pktq q;

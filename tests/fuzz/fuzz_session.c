@@ -18,12 +18,8 @@
 #include <string.h>
 
 #include "xlft_crypto.h"
-
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) \
-            check_failed(#cond, __LINE__); \
-    } while (0)
+#define TEST_NAME "fuzz_session"
+#include "testutil.h"
 
 #define MSG_POISON 0x5a
 
@@ -31,13 +27,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t key[XLFT_KEY_SIZE] = { 0x6b, 0x65, 0x79 };
 static uint8_t frame[XLFT_FRAME_MAX];
-
-static void check_failed(const char *what, int line)
-{
-    fprintf(stderr, "fuzz_session.c:%d: invariant violated: %s\n", line,
-            what);
-    abort();
-}
 
 static bool documented(int rc)
 {

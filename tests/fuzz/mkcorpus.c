@@ -29,6 +29,8 @@
 #include "ftvm_ctl.h"
 #include "xlft_frame.h"
 #include "xlft_logfile.h"
+#define TEST_NAME "mkcorpus"
+#include "testutil.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
 #ifndef FT_RING_MEM_SIZE
@@ -47,18 +49,6 @@
 #define RIP_D 0x00007f0000401000ull
 
 static const char *outdir;
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fputs("mkcorpus: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
 
 /* A growing byte buffer. */
 struct buf {

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# hosts.sh - test hosts on one machine, and a bounded wait; sourced.
-#   until_true TRIES CMD...   CMD every 50 ms until it succeeds (TRIES)
+# hosts.sh - test hosts on one machine; sourced (with tests/lib/test.sh).
+#   nsrun NS CMD...           CMD in namespace NS, bounded ($NSRUN_SECONDS,
+#                             120 s), its output where the caller puts it
 #   hosts_up TAG NET          two hosts, network namespaces $a and $b
 #                             joined by a veth pair (va, vb) with the
-#                             addresses NET.1 and NET.2; removed, with
-#                             every process in them and $work, on exit.
-#                             Without root or ip netns: exit 77.
+#                             addresses NET.1 and NET.2 (NET in
+#                             $hosts_net); removed, with every process
+#                             in them and $work, on exit.
+#                             Without root or ip netns: skip (77).
 #   arbiter_up NET            with ARBITER=etcd, a third host $e running
 #                             etcd, reached from $a at NET.1 and from $b
 #                             at NET.2 (its own links, apart from va-vb);
@@ -13,14 +15,12 @@
 #                             DIR' is the spec each host uses: etcd:...,
 #                             or file:DIR.
 
-until_true() {
-    n=$1
+. "$(dirname "$0")/../lib/test.sh"
+
+nsrun() {
+    nsrun_ns=$1
     shift
-    while ! "$@" >/dev/null 2>&1; do
-        n=$((n - 1))
-        [ "$n" -gt 0 ] || return 1
-        sleep 0.05      # polling for a condition, bounded
-    done
+    ip netns exec "$nsrun_ns" timeout -k 5 "${NSRUN_SECONDS:-120}" "$@"
 }
 
 hosts_down() {
@@ -82,9 +82,9 @@ arbiter_spec() {
 hosts_up() {
     a=xenft-$1a-$$
     b=xenft-$1b-$$
+    hosts_net=$2
     if [ "$(id -u)" != 0 ] || ! ip netns add "$a" 2>/dev/null; then
-        echo "$NAME: needs root and ip netns: skipped"
-        exit 77
+        skip "needs root and ip netns"
     fi
     ip netns add "$b"
     trap hosts_down EXIT

@@ -8,6 +8,14 @@
 # (vif-bridge).  netgate-test runs in dom0.  Afterwards nothing of the
 # gate may be left in dom0's ruleset.  Without root, ip netns or nft:
 # skipped, exit 77.
+#
+#   +-- guest ---+        +------------- dom0 -------------+     +- peer -+
+#   | eth0       +--------+ vif7.0  netgate-test  up0      +-----+ eth0   |
+#   | 10.77.0.1  |        |  routed:  10.77.0.254 / 10.78.0.254  | routed:|
+#   +------------+        |  bridged: vif7.0, up0 in br0   |     |10.78.0.2
+#                         +--------------------------------+     |bridged:|
+#                                                                |10.77.0.2
+#                                                                +--------+
 set -u
 
 build=${1:?usage: netgate.sh BUILD}
@@ -17,10 +25,8 @@ guest=xenft-ngg-$$
 peer=xenft-ngp-$$
 vif=vif7.0
 
-skip() {
-    echo "netgate: SKIPPED: $*"
-    exit 77
-}
+NAME=netgate
+. "$(dirname "$0")/../lib/test.sh"     # skip
 [ "$(id -u)" = 0 ] || skip "needs root"
 command -v nft >/dev/null 2>&1 || skip "needs nft (Debian package nftables)"
 [ -x "$test" ] || { echo "netgate: $test is missing" >&2; exit 2; }

@@ -32,19 +32,13 @@
 #include "../../tools/libxlft/etcd_msg.h"
 #include "../../tools/libxlft/http.h"
 #include "unit.h"
+#define TEST_NAME "unit-tests"
+#include "testutil.h"
 
 static char datadir[64];
 static char url[64];            /* the real etcd's client URL */
 static char why[512];           /* why etcd is not running, if not */
 static pid_t etcd_pid;
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void pause_ms(long ms)
 {

@@ -1,36 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# check.sh [TEST...] - run the lab's tests (tests/*.sh, or those named),
-# one PASS/FAIL/SKIP line each, then a summary.  Each test's output is
-# kept in build/xenlab/logs/NAME.log.  Exits 1 if any test failed.
+# check.sh [TEST...] - run the lab's tests (tests/*.sh, or those named)
+# with the runner of make check (tests/lib/run-check.sh): one PASS/FAIL/
+# SKIP line each, then every skip and failure with its reason and the
+# line "N passed, N failed, N skipped".  Each test's output is kept in
+# build/xenlab/logs/NAME.log.  Exits 1 if any test failed.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 # One test: boots and its commands, bounded.
 TEST_TIMEOUT=${XENLAB_TEST_TIMEOUT:-600}
+runner=$XL_TOP/tests/lib/run-check.sh
 
 [ $# -gt 0 ] || set -- "$XL_SRC"/tests/*.sh
 mkdir -p "$XL_OUT/logs"
-pass=0 failed=0 skip=0 start=$(date +%s)
+rm -f "$XL_OUT/logs"/*.result
+start=$(date +%s)
 for t in "$@"; do
-    name=$(basename "$t" .sh)
-    log=$XL_OUT/logs/$name.log
-    t0=$(date +%s)
-    timeout -k 5 "$TEST_TIMEOUT" sh "$t" > "$log" 2>&1
-    st=$?
-    secs=$(($(date +%s) - t0))
-    case $st in
-    0) echo "PASS $name (${secs} s)"; pass=$((pass + 1)) ;;
-    "$XL_SKIP")
-        echo "SKIP $name: $(tail -n 1 "$log")"
-        skip=$((skip + 1)) ;;
-    *)
-        echo "FAIL $name (status $st, ${secs} s)"
-        sed 's/^/    /' "$log" | tail -n 40
-        failed=$((failed + 1)) ;;
-    esac
+    sh "$runner" run -q "$XL_OUT/logs" "$(basename "$t" .sh)" \
+        timeout -k 5 "$TEST_TIMEOUT" sh "$t"
 done
-echo "xenlab: $pass passed, $failed failed, $skip skipped" \
-    "in $(($(date +%s) - start)) s"
-[ $failed = 0 ]
+echo "xenlab: $# tests in $(($(date +%s) - start)) s"
+exec sh "$runner" summary "$XL_OUT/logs"

@@ -19,7 +19,13 @@ XL_ETIMEOUT=124  # boot or command took longer than allowed
 XL_EFAIL=125     # the lab broke: build, QEMU, no result from dom0
 
 xl_log() { echo "xenlab: $*" >&2; }
-xl_die() { st=$1; shift; xl_log "$*"; exit "$st"; }
+# A skip says so as make check's runner reads it (tests/lib/run-check.sh).
+xl_die() {
+    st=$1
+    shift
+    if [ "$st" = $XL_SKIP ]; then xl_log "SKIP: $*"; else xl_log "$*"; fi
+    exit "$st"
+}
 
 # Root for chroot, network namespaces and device nodes in images.
 xl_need_root() {

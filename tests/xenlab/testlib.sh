@@ -27,8 +27,9 @@ expect_status() {
     [ "$st" = "$1" ] || fail "status $st, expected $1"
 }
 
-# expect REGEX...: each extended regular expression matches a line.
-expect() {
+# expect_lines REGEX...: each extended regular expression matches a line
+# of the output (tests/lib/test.sh's expect judges a command run here).
+expect_lines() {
     for re in "$@"; do
         grep -Eq -- "$re" "$out" || fail "no line matches '$re'"
     done
@@ -36,13 +37,13 @@ expect() {
 
 # lab_put FILE...: the project's build outputs (paths under the build
 # directory, e.g. tests/xlft-xen) in a staging directory of this test's
-# own, seen in dom0 at /xenft, with idle.sh for the dom0 scripts.
+# own, seen in dom0 at /xenft, with dom0.sh for the dom0 scripts.
 lab_put() {
     build=${XENLAB_BUILD:-$(dirname "$XL_OUT")}
     own_put=$(mktemp -d)
     XENLAB_PUT=$own_put
     export XENLAB_PUT
-    sh "$XL_SRC/put.sh" "$XL_SRC/idle.sh" || fail "cannot put idle.sh"
+    sh "$XL_SRC/put.sh" "$XL_SRC/dom0.sh" || fail "cannot put dom0.sh"
     for f in "$@"; do
         [ -e "$build/$f" ] || fail "$build/$f is not built (make)"
         sh "$XL_SRC/put.sh" "$build/$f" || fail "cannot put $f"

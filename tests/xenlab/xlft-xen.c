@@ -75,6 +75,8 @@
 #include "xlft_xen_speed.h"
 #include "xlft_xen_config.h"
 #include "xlft_xs.h"
+#define TEST_NAME "xlft-xen"
+#include "testutil.h"
 
 #define MAX_KV 16
 #define DMA_TEST_LEN 256
@@ -113,14 +115,6 @@ static int parse_u32(const char *s, const char *what, uint32_t *v)
     }
     *v = (uint32_t)n;
     return 0;
-}
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static int status_write(uint32_t domid, int n, char **args)

@@ -7,5 +7,5 @@
 
 lab -- 'xl info && xl list && echo output-came-back && exit 7'
 expect_status 7
-expect '^xen_major +: 4$' '^xen_minor +: 17$' '^virt_caps +:.* hvm' \
+expect_lines '^xen_major +: 4$' '^xen_minor +: 17$' '^virt_caps +:.* hvm' \
     '^Domain-0 +0 ' '^output-came-back$'

@@ -14,4 +14,4 @@ xenstore-rm /libxl/0/ft
 if xenstore-exists /libxl/0/ft; then echo still-there; else echo removed; fi
 '
 expect_status 0
-expect '^state=test$' '^state = "test"$' '^role = "primary"$' '^removed$'
+expect_lines '^state=test$' '^state = "test"$' '^role = "primary"$' '^removed$'

@@ -3,6 +3,11 @@
 #
 # 04-two-hosts.sh - two emulated hosts on one virtual network: each dom0
 # has its own address and reaches the other.
+#
+#   +---- QEMU: Xen host 1 ----+  one network   +---- QEMU: Xen host 2 ----+
+#   | dom0 xenbr0 10.99.0.1    +----------------+ dom0 xenbr0 10.99.0.2    |
+#   | ping host 2              |                | ping host 1              |
+#   +--------------------------+                +--------------------------+
 . "$(dirname "$0")/../testlib.sh"
 
 lab --hosts 2 -- '
@@ -15,5 +20,5 @@ done
 echo "reached $XENLAB_PEER"
 '
 expect_status 0
-expect '^host 1 is 10\.99\.0\.1$' '^host 2 is 10\.99\.0\.2$' \
+expect_lines '^host 1 is 10\.99\.0\.1$' '^host 2 is 10\.99\.0\.2$' \
     '^reached 10\.99\.0\.2$' '^reached 10\.99\.0\.1$'

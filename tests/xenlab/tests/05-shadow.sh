@@ -6,32 +6,15 @@
 # Debian's current 4.17 tools.
 . "$(dirname "$0")/../testlib.sh"
 
+lab_put
 lab --xen 4.17.5 -- '
+. /xenft/dom0.sh
 xl info | grep -E "^xen_(major|minor|extra)"
-cat > /tmp/hvm.cfg <<EOC
-name = "shadow"
-type = "hvm"
-hap = 0
-memory = 32
-vcpus = 1
-vnc = 0
-vga = "none"
-EOC
-xl create /tmp/hvm.cfg || exit 1
-n=0
-until xl dmesg | grep -q "(d1) SeaBIOS"; do
-    n=$((n + 1))
-    if [ $n -gt 120 ]; then
-        echo "no SeaBIOS after 60 s"
-        xl dmesg | tail
-        exit 1
-    fi
-    sleep 0.5
-done
-echo seabios-ran
+hvm_create shadow "hap = 0"
+seabios shadow
 xl list -l shadow | grep -E "\"hap\"" | tr -d " ,"
 xl destroy shadow
 '
 expect_status 0
-expect '^xen_minor +: 17$' '^xen_extra +: \.5' '^seabios-ran$' \
+expect_lines '^xen_minor +: 17$' '^xen_extra +: \.5' '^seabios-ran$' \
     '^"hap":"False"$'

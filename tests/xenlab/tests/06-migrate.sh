@@ -3,9 +3,18 @@
 #
 # 06-migrate.sh - live migration of an HVM guest from host 1 to host 2
 # over the lab's network, as xl does it (xl migrate / migrate-receive).
+#
+#   +---- QEMU: Xen host 1 ----+  one network   +---- QEMU: Xen host 2 ----+
+#   | dom0 xenbr0 10.99.0.1    +----------------+ dom0 xenbr0 10.99.0.2    |
+#   | guest mig, then gone     |                | socat :8002 migrate-recv |
+#   | xl migrate -> :8002      |                | says ready on :8001      |
+#   | waits for :8001 ready    |                | guest mig arrives        |
+#   +--------------------------+                +--------------------------+
 . "$(dirname "$0")/../testlib.sh"
 
+lab_put
 lab --hosts 2 -- '
+. /xenft/dom0.sh
 if [ "$XENLAB_HOST" = 2 ]; then
     socat TCP-LISTEN:8002,reuseaddr EXEC:"xl migrate-receive" &
     rx=$!
@@ -17,15 +26,7 @@ if [ "$XENLAB_HOST" = 2 ]; then
     xl destroy mig
     exit 0
 fi
-cat > /tmp/mig.cfg <<EOC
-name = "mig"
-type = "hvm"
-memory = 32
-vcpus = 1
-vnc = 0
-vga = "none"
-EOC
-xl create /tmp/mig.cfg || exit 1
+hvm_create mig
 n=0
 until [ "$(socat -u TCP:$XENLAB_PEER:8001 - 2>/dev/null)" = ready ]; do
     n=$((n + 1))
@@ -36,4 +37,4 @@ xl migrate -s "" mig "socat - TCP:$XENLAB_PEER:8002" || exit 1
 if xl list mig 2>/dev/null; then echo still-here; else echo left; fi
 '
 expect_status 0
-expect '^left$' '^mig +[0-9]+ ' '^arrived$'
+expect_lines '^left$' '^mig +[0-9]+ ' '^arrived$'

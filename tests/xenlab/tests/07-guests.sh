@@ -14,7 +14,7 @@ for f in "$build/bin/ftvm" "$build/guests/idle.bin" "$build/guests/cpu.bin"; do
 done
 put=$(mktemp -d)
 trap 'rm -rf "$out" "$put"' EXIT
-cp "$build/guests/idle.bin" "$build/guests/cpu.bin" "$put/"
+cp "$build/guests/idle.bin" "$build/guests/cpu.bin" "$XL_SRC/dom0.sh" "$put/"
 
 # What cpu computes under ftvm for seed 7: rounds 1 to 3 (~25 M
 # instructions each).
@@ -26,21 +26,12 @@ sums=$(grep -E '^cpu: round [123] sum ' "$put/ftvm.log" | cut -d' ' -f1-5)
 rm "$put/ftvm.log"
 
 XENLAB_PUT=$put lab -- '
+. /xenft/dom0.sh
 # run NAME CMDLINE REGEX: boot /xenft/NAME.bin, wait for three serial
 # lines matching REGEX (at most 120 s), destroy it, print its output.
 run() {
-    cat > /tmp/$1.cfg <<EOC
-name = "$1"
-type = "hvm"
-memory = 32
-vcpus = 1
-vnc = 0
-vga = "none"
-kernel = "/xenft/$1.bin"
-cmdline = "$2"
-serial = "file:/tmp/$1.log"
-EOC
-    xl create /tmp/$1.cfg || exit 1
+    hvm_create "$1" "kernel = \"/xenft/$1.bin\"" "cmdline = \"$2\"" \
+        "serial = \"file:/tmp/$1.log\""
     n=0
     until [ "$(grep -Ec "$3" /tmp/$1.log 2>/dev/null)" -ge 3 ]; do
         n=$((n + 1))
@@ -63,7 +54,7 @@ if xl list | grep -Eq "^(idle|cpu) "; then echo still-there; exit 1; fi
 echo destroyed
 '
 expect_status 0
-expect '^serial: idle: timer at 100 Hz$' \
+expect_lines '^serial: idle: timer at 100 Hz$' \
     '^serial: idle: 1[0-9]{2} ticks, tsc 0x[0-9a-f]{16}$' \
     '^serial: idle: [2-9][0-9]{2} ticks, tsc 0x[0-9a-f]{16}$' \
     '^serial: cpu: seed 7$' '^destroyed$'

@@ -50,7 +50,7 @@ xenstore-exists /libxl/0/ft/control && echo control-left
 echo done
 '
 expect_status 0
-expect '^state = "recording"$' '^role = "primary"$' \
+expect_lines '^state = "recording"$' '^role = "primary"$' \
     '^peer = "10\.99\.0\.2"$' '^seq-sent = "42"$' '^seq-acked = "40"$' \
     '^lag-us = "1500"$' '^log-bw = "1000"$' '^error = ""$' \
     "'bogus' is not an FT status key" \

@@ -9,21 +9,9 @@
 
 lab_put tests/xlft-xen
 lab -- '
-cat > /tmp/hvm.cfg <<EOC
-name = "hvm"
-type = "hvm"
-memory = 32
-vcpus = 1
-vnc = 0
-vga = "none"
-EOC
-xl create /tmp/hvm.cfg || exit 1
-n=0
-until xl dmesg | grep -q "(d1) SeaBIOS"; do
-    n=$((n + 1))
-    [ $n -le 120 ] || { echo "no SeaBIOS after 60 s"; exit 1; }
-    sleep 0.5
-done
+. /xenft/dom0.sh
+hvm_create hvm
+seabios hvm
 /xenft/xlft-xen ft-status 1
 echo "ft-status=$?"
 echo "state=$(xenstore-read /libxl/1/ft/state)"
@@ -33,7 +21,7 @@ xl destroy hvm
 '
 expect_status 0
 msg='domain 1: hypervisor has no FT support \(apply xen-patches\)'
-expect "^xlft-xen: $msg\$" \
+expect_lines "^xlft-xen: $msg\$" \
     '^ft-status=1$' '^state=error$' \
     "^error=$msg\$" \
     '^guest hvm 1 [-rb]+$'

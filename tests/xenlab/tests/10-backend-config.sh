@@ -10,34 +10,15 @@
 
 lab_put tests/xlft-xen
 lab --xen 4.17.5 -- '
-cat > /tmp/unfit.cfg <<EOC
-name = "unfit"
-type = "hvm"
-memory = 32
-vcpus = 2
-viridian = 1
-vif = [ "bridge=xenbr0,type=vif" ]
-vnc = 0
-vga = "none"
-EOC
-cat > /tmp/fit.cfg <<EOC
-name = "fit"
-type = "hvm"
-hap = 0
-memory = 32
-vcpus = 1
-tsc_mode = "always_emulate"
-viridian = 0
-xen_platform_pci = 0
-vif = [ "bridge=xenbr0,type=ioemu,model=e1000" ]
-vnc = 0
-vga = "none"
-EOC
-xl create /tmp/unfit.cfg || exit 1
+. /xenft/dom0.sh
+hvm_create unfit "vcpus = 2" "viridian = 1" \
+    "vif = [ \"bridge=xenbr0,type=vif\" ]"
 /xenft/xlft-xen check-config $(xl domid unfit)
 echo "unfit=$?"
 xl destroy unfit
-xl create /tmp/fit.cfg || exit 1
+hvm_create fit "hap = 0" "tsc_mode = \"always_emulate\"" "viridian = 0" \
+    "xen_platform_pci = 0" \
+    "vif = [ \"bridge=xenbr0,type=ioemu,model=e1000\" ]"
 /xenft/xlft-xen check-config $(xl domid fit)
 echo "fit=$?"
 xl destroy fit
@@ -45,7 +26,7 @@ xl destroy fit
 echo "unknown=$?"
 '
 expect_status 0
-expect '^unfit=1$' '^fit=0$' '^unknown=1$' \
+expect_lines '^unfit=1$' '^fit=0$' '^unknown=1$' \
     '^domain [0-9]+ is not fit for FT: ' \
     '2 vCPUs: FT replays one, set vcpus = 1' \
     'set hap = 0' 'set tsc_mode = "always_emulate"' \

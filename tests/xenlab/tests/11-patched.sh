@@ -19,24 +19,15 @@ if [ ! -f "$image" ]; then
 fi
 lab_put tests/xlft-xen
 lab --xen "$image" -- '
+. /xenft/dom0.sh
 xl info | grep -E "^xen_version"
 xl dmesg | grep -o "Compiled-in support:.*SHADOW_PAGING" | head -n 1
-cat > /tmp/hvm.cfg <<EOC
-name = "hvm"
-type = "hvm"
-memory = 32
-vcpus = 1
-hap = 0
-vnc = 0
-vga = "none"
-EOC
 # The lab CPU shows the guest RDRAND, which SVM cannot intercept.
-xl create /tmp/hvm.cfg || exit 1
+hvm_create hvm "hap = 0"
 /xenft/xlft-xen --unsafe-no-counter record-ring 1
 echo "unfit=$?"
 xl destroy hvm
-echo "cpuid = \"host,rdrand=0,rdseed=0\"" >> /tmp/hvm.cfg
-xl create /tmp/hvm.cfg || exit 1
+hvm_create hvm "hap = 0" "cpuid = \"host,rdrand=0,rdseed=0\""
 /xenft/xlft-xen ft-status 2
 echo "ft-status=$?"
 # While bound: both ends as Xen sees them (s=3: interdomain, x>0: Xen
@@ -63,7 +54,7 @@ xl list hvm | awk "NR == 2 { print \"guest \" \$1 \" \" \$5 }"
 xl destroy hvm
 '
 expect_status 0
-expect '^xen_version +: 4\.17\.7$' 'SHADOW_PAGING' \
+expect_lines '^xen_version +: 4\.17\.7$' 'SHADOW_PAGING' \
     '^xlft-xen: domain 1 is unfit for recording: .*rdrand=0' '^unfit=1$' \
     '^state off frames 0 port 0 abi 1 log 1 seq 0$' '^ft-status=0$' \
     '^enabled: state record frames [0-9]+ port [1-9][0-9]*$' \

@@ -10,6 +10,13 @@
 # nothing on host 2; the real copy arrives paused on host 2 while the
 # guest on host 1 runs on and keeps ticking.  Both are destroyed at the
 # end.
+#
+#   +---- QEMU: Xen host 1 ----+  one network   +---- QEMU: Xen host 2 ----+
+#   | dom0 xenbr0 10.99.0.1    +----------------+ dom0 xenbr0 10.99.0.2    |
+#   | guest idle (ticking)     |                | xlft-xen copy-recv on    |
+#   | xlft-xen copy-send ->    |                |   :8003 .. :8006         |
+#   |   :8003 .. :8006         |                | says ready on :8001      |
+#   +--------------------------+                +--------------------------+
 . "$(dirname "$0")/../testlib.sh"
 
 [ -e "$XL_TOP/build/guests/idle.bin" ] || fail "build/guests/idle.bin is" \
@@ -42,7 +49,7 @@ if [ "$XENLAB_HOST" = 2 ]; then
     echo "copy destroyed"
     exit 0
 fi
-. /xenft/idle.sh
+. /xenft/dom0.sh
 idle_start 100
 ticks 2
 n=0
@@ -74,7 +81,7 @@ echo "primary destroyed"
 '
 expect_status 0
 peer='10\.99\.0\.2:'
-expect '^ticking: 2 lines$' \
+expect_lines '^ticking: 2 lines$' \
     "^xlft-xen: domain 77 does not exist: no copy for $peer"8003'$' \
     '^unknown: status 1$' \
     "^xlft-xen: domain 1: cannot connect to ${peer}8009: Connection refused" \

@@ -14,7 +14,7 @@
 
 lab_put bin/ftd bin/xl-ft guests/idle.bin tests/xlft-xen
 lab -- '
-. /xenft/idle.sh
+. /xenft/dom0.sh
 idle_start 100
 ticks 2
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
@@ -85,7 +85,7 @@ xl destroy idle
 '
 expect_status 0
 msg='domain 1: hypervisor has no FT support \(apply xen-patches\)'
-expect '^ticking: 2 lines$' "^ftd: primary idle: $msg\$" \
+expect_lines '^ticking: 2 lines$' "^ftd: primary idle: $msg\$" \
     '^primary: status 1$' '^secondary: status 1$' \
     '^state=error$' "^error=$msg\$" '^guest idle [-rb]+$' \
     '^ticking: [0-9]+ lines$' "$msg" '^ft-enable: status 1$' \

@@ -21,7 +21,7 @@ if [ ! -f "$image" ]; then
 fi
 lab_put bin/ftd guests/idle.bin tests/xlft-xen
 lab --xen "$image" --timeout 400 -- '
-. /xenft/idle.sh
+. /xenft/dom0.sh
 idle_start 100 fit
 ticks 2
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
@@ -53,7 +53,7 @@ ticks $((lines + 2))
 xl destroy idle
 '
 expect_status 0
-expect '^ticking: 2 lines$' \
+expect_lines '^ticking: 2 lines$' \
     '^primary: ftd: domain 1: recording into a ring of [0-9]+ frames '\
 '\(no branch counter: unsafe\), event channel [1-9][0-9]* bound to dom0 '\
 'port [0-9]+$' \

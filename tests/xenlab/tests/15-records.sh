@@ -22,7 +22,7 @@ if [ ! -f "$image" ]; then
 fi
 lab_put tests/xlft-xen guests/idle.bin
 lab --xen "$image" -- '
-. /xenft/idle.sh
+. /xenft/dom0.sh
 idle_start 1000 fit
 ticks 1
 /xenft/xlft-xen records 1 1000 30
@@ -47,7 +47,7 @@ xl destroy idle
 '
 expect_status 0
 pt='at count 0 rip 0x[0-9a-f]+ rcx 0x[0-9a-f]+'
-expect '^xlft-xen: domain 1: this host cannot record exactly: its CPU' \
+expect_lines '^xlft-xen: domain 1: this host cannot record exactly: its CPU' \
     '^safe=1$' '^enabled: counter none$' \
     "^record external interrupt $pt: vector 0x20\$" \
     "^record TSC read $pt: 0x[0-9a-f]+\$" \

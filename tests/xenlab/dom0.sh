@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# dom0.sh - sourced by the tests' dom0 scripts as /xenft/dom0.sh
+# (testlib's lab_put puts it there): HVM guests as the tests make them,
+# the project's idle guest among them, and bounded waits for what they
+# print.
+
+# hvm_create NAME [SETTING...]: the HVM guest NAME created from
+# /tmp/NAME.cfg: 32 MiB, one vCPU, no display, and each SETTING (an xl
+# line "key = value"), which replaces the default of its key.
+hvm_create() {
+    hvm_name=$1
+    shift
+    {
+        echo "name = \"$hvm_name\""
+        echo 'type = "hvm"'
+        for d in 'memory = 32' 'vcpus = 1' 'vnc = 0' 'vga = "none"'; do
+            hvm_given "${d%% *}" "$@" || echo "$d"
+        done
+        for s in "$@"; do
+            echo "$s"
+        done
+    } > "/tmp/$hvm_name.cfg"
+    xl create "/tmp/$hvm_name.cfg" || exit 1
+}
+
+# hvm_given KEY SETTING...: one of the SETTINGs sets KEY.
+hvm_given() {
+    hvm_key=$1
+    shift
+    for s in "$@"; do
+        [ "${s%% *}" = "$hvm_key" ] && return 0
+    done
+    return 1
+}
+
+# seabios NAME: wait (at most 60 s) until the SeaBIOS of guest NAME has
+# written to Xen's log; says "seabios-ran", or shows the log and exits 1.
+seabios() {
+    d=$(xl domid "$1") || exit 1
+    n=0
+    until xl dmesg | grep -q "(d$d) SeaBIOS"; do
+        n=$((n + 1))
+        if [ $n -gt 120 ]; then
+            echo "no SeaBIOS after 60 s"
+            xl dmesg | tail
+            exit 1
+        fi
+        sleep 0.5
+    done
+    echo seabios-ran
+}
+
+# idle_start HZ [fit]: create "idle" (/xenft/idle.bin, console in
+# /tmp/idle.log) ticking at HZ; with fit, configured as FT needs it.
+idle_start() {
+    if [ "${2:-}" = fit ]; then
+        hvm_create idle 'kernel = "/xenft/idle.bin"' "cmdline = \"hz=$1\"" \
+            'serial = "file:/tmp/idle.log"' 'hap = 0' \
+            'tsc_mode = "always_emulate"' 'cpuid = "host,rdrand=0,rdseed=0"' \
+            'viridian = 0' 'xen_platform_pci = 0'
+    else
+        hvm_create idle 'kernel = "/xenft/idle.bin"' "cmdline = \"hz=$1\"" \
+            'serial = "file:/tmp/idle.log"'
+    fi
+}
+
+# idle_ticked: the lines of ticks it has printed so far.
+idle_ticked() {
+    grep -c "^idle: [0-9]* ticks" /tmp/idle.log 2>/dev/null || true
+}
+
+# ticks N: wait (at most 120 s) for N lines of ticks; says "ticking: N
+# lines", or shows the console and Xen's log and exits 1.
+ticks() {
+    n=0
+    until [ "$(idle_ticked)" -ge "$1" ]; do
+        n=$((n + 1))
+        if [ $n -gt 240 ]; then
+            echo "idle: not $1 lines of ticks after 120 s"
+            head -c 2000 /tmp/idle.log
+            xl dmesg | tail
+            exit 1
+        fi
+        sleep 0.5
+    done
+    echo "ticking: $1 lines"
+}
