@@ -136,7 +136,9 @@ $(BUILD)/bin/ftd: $(rel_FTD_OBJ) $(rel_XLFT_OBJ) $(XLFT_XEN_OBJ) \
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LIBS) $(XEN_LIBS)
 
-$(BUILD)/bin/xl-ft: $(BUILD)/obj/rel/tools/xl-ft/xl-ft.o
+# xl-ft reads ftd's JSON status with libxlft's reader.
+XLFT_CLI_SRC := $(sort $(wildcard tools/xl-ft/*.c)) tools/libxlft/json.c
+$(BUILD)/bin/xl-ft: $(XLFT_CLI_SRC:%.c=$(BUILD)/obj/rel/%.o)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@
 
@@ -209,7 +211,7 @@ $(SAN)/bin/ftd: $(san_FTD_OBJ) $(san_XLFT_OBJ) \
                 $(XLFT_XEN_SRC:%.c=$(BUILD)/obj/san/%.o) $(san_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS) $(XEN_LIBS)
-$(SAN)/bin/xl-ft: $(BUILD)/obj/san/tools/xl-ft/xl-ft.o
+$(SAN)/bin/xl-ft: $(XLFT_CLI_SRC:%.c=$(BUILD)/obj/san/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@
 $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
