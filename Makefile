@@ -250,6 +250,7 @@ check-ftd: all deps-check deps-demo $(BUILD)/tests/ftvm-dom0 \
 	sh tests/ftd/busy.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/flood.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	sh tests/ftd/rundir.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	sh tests/ftd/status.sh $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
 # The nemesis suite (tests/faults): the kvstore guest protected on two
 # hosts under random faults, each schedule judged from the client's

@@ -200,6 +200,13 @@ static bool figure(const struct row *r, enum fig which, double *v)
     return false;
 }
 
+/* Counts and generations in full: %g would round them. */
+static bool integral(enum fig which)
+{
+    return which == F_UNACKED || which == F_RECORDS ||
+           which == F_LOG_BYTES || which == F_GEN;
+}
+
 static void rows_of(FILE *f, const struct metrics *m, const char *name,
                     enum fig which)
 {
@@ -210,7 +217,7 @@ static void rows_of(FILE *f, const struct metrics *m, const char *name,
             continue;
         fputs(name, f);
         labels(f, &m->rows[i]);
-        fprintf(f, "} %.9g\n", v);
+        fprintf(f, integral(which) ? "} %.0f\n" : "} %.9g\n", v);
     }
 }
 
