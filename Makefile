@@ -12,6 +12,10 @@
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
+# Where the system looks for them, whatever PREFIX is.
+UNITDIR  ?= /lib/systemd/system
+INITDIR  ?= /etc/init.d
+CONFDIR  ?= /etc/xen
 BUILD    ?= build
 CC       ?= cc
 CLANG    ?= clang
@@ -55,7 +59,7 @@ san_LDFLAGS := -fsanitize=address,undefined
         soak demo \
         check-ftvm check-channel check-ftd check-netgate \
         check-freestanding check-fuzz fuzz-corpus bench install clean \
-        check-xen-patches
+        check-xen-patches check-install
 .DEFAULT_GOAL := all
 
 all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
@@ -222,7 +226,7 @@ $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
 
 check: deps-check all check-freestanding check-unit check-san check-ftvm \
        check-ftd check-netgate check-faults \
-       check-channel check-fuzz check-xen-patches
+       check-channel check-fuzz check-xen-patches check-install
 	@echo "make check: all passed"
 
 # ftvm end to end: record/replay pairs in separate processes, and logs
@@ -452,6 +456,27 @@ install: all
 		$(DESTDIR)$(PREFIX)/include/xenft/
 	install -m 644 $(GUESTS:%=$(BUILD)/guests/%.bin) \
 		$(DESTDIR)$(PREFIX)/share/xenft/guests/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(INITDIR) $(DESTDIR)$(CONFDIR)
+	install -m 644 config/ft.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	sed 's|/usr/local/bin/|$(PREFIX)/bin/|' config/ftd.service \
+		>$(DESTDIR)$(UNITDIR)/ftd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/ftd.service
+	sed 's|@BINDIR@|$(PREFIX)/bin|' config/ftd.init \
+		>$(DESTDIR)$(INITDIR)/ftd
+	chmod 755 $(DESTDIR)$(INITDIR)/ftd
+	@# The host's own settings stay as they are.
+	@if [ -e $(DESTDIR)$(CONFDIR)/ft.conf ]; then \
+		echo "kept $(DESTDIR)$(CONFDIR)/ft.conf (not overwritten)"; \
+	else \
+		sed 's|/usr/local/bin/|$(PREFIX)/bin/|' config/ft.conf \
+			>$(DESTDIR)$(CONFDIR)/ft.conf && \
+		chmod 644 $(DESTDIR)$(CONFDIR)/ft.conf; \
+	fi
+
+# make install into a scratch DESTDIR: the layout, the man pages.
+check-install: all
+	MAKE="$(MAKE)" sh tests/install.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
