@@ -89,7 +89,8 @@ if command -v man >/dev/null 2>&1; then
     warned=
     for page in "$d$prefix"/share/man/man*/*; do
         MANWIDTH=80 man --warnings -l "$page" >/dev/null 2>"$work/warn"
-        [ -s "$work/warn" ] && warned="$warned ${page##*/}: $(cat "$work/warn")"
+        [ -s "$work/warn" ] &&
+            warned="$warned ${page##*/}: $(cat "$work/warn")"
     done
     if [ -z "$warned" ]; then
         ok "man renders every page without a warning ($(ls \
