@@ -18,7 +18,10 @@
 #include "status.h"
 
 #define POLL_MS     100
-#define STALL_S     60          /* no progress this long: stop looking */
+#define STALL_S     60          /* no byte sent this long: stop looking */
+/* A Xen guest is saved by a live migration, its memory sent until it
+ * settles: longer than any stall of bytes, but not for ever. */
+#define SAVE_S      600
 #define PAIRS_MAX   256
 
 struct look {
@@ -152,9 +155,10 @@ void progress_run(const char *socket, const char *guest)
         }
         if (l.sent != prev.sent || strcmp(l.state, prev.state))
             moved = t;
-        if (t - moved > STALL_S) {
+        if (t - moved > (l.have_total ? STALL_S : SAVE_S)) {
             printf("%scopy: no progress for %d s; see ft-status\n",
-                   shown && tty ? "\n" : "", STALL_S);
+                   shown && tty ? "\n" : "",
+                   l.have_total ? STALL_S : SAVE_S);
             return;
         }
         prev = l;
