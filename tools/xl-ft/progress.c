@@ -153,7 +153,8 @@ void progress_run(const char *socket, const char *guest)
                 shown = true;
             }
         }
-        if (l.sent != prev.sent || strcmp(l.state, prev.state))
+        if (l.sent != prev.sent || l.have_total != prev.have_total ||
+            strcmp(l.state, prev.state))
             moved = t;
         if (t - moved > (l.have_total ? STALL_S : SAVE_S)) {
             printf("%scopy: no progress for %d s; see ft-status\n",
