@@ -17,8 +17,9 @@
 #   - --watch refreshes every second: --count N times, or until SIGTERM;
 #   - the metrics file parses as the Prometheus text format and its
 #     values are the pair's;
-#   - after ft-failover, B's copy went live (counted in B's metrics) and
-#     protects the guest again with a new generation;
+#   - after ft-failover, B's copy went live (its JSON says so, and that
+#     the arbiter's holder is B; B's metrics count it) and protects the
+#     guest again with a new generation;
 #   - a schema version ftd does not speak, an unknown guest and a bad
 #     metrics-file are refused, saying what is wrong.
 # Without root or ip netns the test says so and exits 77.
@@ -123,12 +124,13 @@ else
     bad "ft-enable: $(cat "$work/enable" "$work/ftdA.err")"
 fi
 
-# 2. The JSON status, once the pair has had a few seconds of log.
+# 2. The JSON status, once the pair has had a few seconds of log and
+# its last second had some (a loaded machine leaves seconds without).
 json_ready() {
     xa ft-status --json vm1 >"$work/a.json" &&
     py "$work/a.json" 'p["state"] == "protected"' \
         'p["lag_us"] is not None' 'p["records_per_s"] is not None' \
-        'p["ack_rtt_us"] is not None'
+        'p["records_per_s"] > 0' 'p["ack_rtt_us"] is not None'
 }
 until_true 200 json_ready
 xb ft-status --json vm1 >"$work/b.json"
@@ -240,8 +242,20 @@ newgen() {
     fi
     return 1
 }
+# The copy that went live stays listed a second or two after it ended.
+took_over() {
+    xb ft-status --json vm1 >"$work/b1.json" &&
+    py "$work/b1.json" 'any(x.get("went_live") and
+        x.get("arbiter_holder") == "hostB" and x["generation"] == '$gen'
+        for x in d["pairs"])'
+}
 if xa ft-failover vm1 >"$work/x" &&
-   until_true 400 newgen &&
+   until_true 200 took_over; then
+    ok "after ft-failover B's JSON: went live, the arbiter's holder hostB"
+else
+    bad "took over: $(cat "$work/b1.json")"
+fi
+if until_true 400 newgen &&
    until_true 100 grep -q '^xenft_failovers_total{guest="vm1"} 1$' \
        "$work/B.prom"; then
     ok "after ft-failover B protects vm1 on A: generation $gen -> \
