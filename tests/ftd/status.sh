@@ -199,10 +199,13 @@ else
 fi
 
 # 4. The metrics files.
+# (A pair protected, with log in its last second.)
 metrics_ready() {
     python3 "$check" "$1" >"$2" &&
     grep -q "^xenft_pair_state{guest=\"vm1\",peer=\"$3\",role=\"$4\",\
-state=\"protected\"} 1" "$2"
+state=\"protected\"} 1" "$2" &&
+    awk '/^xenft_log_bits_per_second\{/ && $2 > 0 { n++ } END { exit !n }' \
+        "$2"
 }
 if until_true 100 metrics_ready "$work/A.prom" "$work/a.m" 10.79.2.2 \
        primary &&
@@ -212,8 +215,6 @@ if until_true 100 metrics_ready "$work/A.prom" "$work/a.m" 10.79.2.2 \
        "$work/a.m" &&
    grep -q "^xenft_generation{.*role=\"primary\"} $gen\$" "$work/a.m" &&
    grep -q "^xenft_generation{.*role=\"secondary\"} $gen\$" "$work/b.m" &&
-   awk '/^xenft_log_bits_per_second\{/ && $2 > 0 { n++ } END { exit !n }' \
-       "$work/a.m" &&
    grep -q '^xenft_lag_seconds{guest="vm1",.*role="primary"} [0-9.e-]*$' \
        "$work/a.m" &&
    grep -q '^xenft_ack_rtt_seconds{guest="vm1"' "$work/a.m" &&
