@@ -21,7 +21,9 @@
 #     the arbiter's holder is B; B's metrics count it) and protects the
 #     guest again with a new generation;
 #   - a schema version ftd does not speak, an unknown guest and a bad
-#     metrics-file are refused, saying what is wrong.
+#     metrics-file are refused, saying what is wrong;
+#   - a guest reading its disk (vm3): the bandwidth the sizing rule
+#     predicts from its reads, beside the log measured.
 # Without root or ip netns the test says so and exits 77.
 set -u
 
@@ -66,6 +68,9 @@ mem = 512
 
 [guest vm2]
 mem = 256
+
+[guest vm3]
+disk = $work/disk$h
 EOF
 done
 
@@ -330,6 +335,32 @@ elif ip netns exec "$a" timeout -k 5 60 script -qec "'$xlft' --socket \
     fi
 else
     bad "ft-enable vm2 under script: $(cat "$work/tty")"
+fi
+
+# 8. The sizing rule on a guest that reads its disk all the time.
+truncate -s 2M "$work/diskA" "$work/diskB"
+ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
+    --control "$work/runA/vm3.sock" --guest "$build/guests/disk.bin" \
+    --cmdline every=1 --disk "$work/diskA" --console none >/dev/null 2>&1 &
+until_true 200 "$dom0" "$work/runA/vm3.sock" status
+reads() {
+    xa ft-status --json vm3 >"$work/a3.json" &&
+    py "$work/a3.json" 'p["state"] == "protected"' 'p["dma_bytes"] > 0' \
+        'p["predicted_log_mbit_s"] is not None' \
+        'p["predicted_log_mbit_s"] > 0'
+}
+if xa ft-enable vm3 10.79.2.2 >/dev/null && until_true 300 reads &&
+   py "$work/a3.json" 'p["log_bytes"] >= p["dma_bytes"]' \
+       'p["log_mbit_s"] * 1.2 >= p["predicted_log_mbit_s"] - 0.002' \
+       2>"$work/x" &&
+   xa ft-status vm3 | grep -q 'predicted-mbit=[0-9]*\.[0-9]*[1-9]'; then
+    ok "disk guest: $(python3 -c 'import json,sys
+p = json.load(open(sys.argv[1]))["pairs"][0]
+print("log %.3f Mbit/s measured, %.3f predicted (reads x 1.2); DMA %d of"
+      " %d log bytes" % (p["log_mbit_s"], p["predicted_log_mbit_s"],
+                         p["dma_bytes"], p["log_bytes"]))' "$work/a3.json")"
+else
+    bad "predicted bandwidth: $(cat "$work/x" "$work/a3.json")"
 fi
 
 finish
