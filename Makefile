@@ -12,6 +12,10 @@
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
+# Where the system looks for them, whatever PREFIX is.
+UNITDIR  ?= /lib/systemd/system
+INITDIR  ?= /etc/init.d
+CONFDIR  ?= /etc/xen
 BUILD    ?= build
 CC       ?= cc
 CLANG    ?= clang
@@ -55,7 +59,7 @@ san_LDFLAGS := -fsanitize=address,undefined
         soak demo \
         check-ftvm check-channel check-ftd check-netgate \
         check-freestanding check-fuzz fuzz-corpus bench install clean \
-        check-xen-patches check-lib
+        check-xen-patches check-lib check-install
 .DEFAULT_GOAL := all
 
 all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
@@ -136,7 +140,9 @@ $(BUILD)/bin/ftd: $(rel_FTD_OBJ) $(rel_XLFT_OBJ) $(XLFT_XEN_OBJ) \
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LIBS) $(XEN_LIBS)
 
-$(BUILD)/bin/xl-ft: $(BUILD)/obj/rel/tools/xl-ft/xl-ft.o
+# xl-ft reads ftd's JSON status with libxlft's reader.
+XLFT_CLI_SRC := $(sort $(wildcard tools/xl-ft/*.c)) tools/libxlft/json.c
+$(BUILD)/bin/xl-ft: $(XLFT_CLI_SRC:%.c=$(BUILD)/obj/rel/%.o)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@
 
@@ -209,7 +215,7 @@ $(SAN)/bin/ftd: $(san_FTD_OBJ) $(san_XLFT_OBJ) \
                 $(XLFT_XEN_SRC:%.c=$(BUILD)/obj/san/%.o) $(san_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS) $(XEN_LIBS)
-$(SAN)/bin/xl-ft: $(BUILD)/obj/san/tools/xl-ft/xl-ft.o
+$(SAN)/bin/xl-ft: $(XLFT_CLI_SRC:%.c=$(BUILD)/obj/san/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@
 $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
@@ -229,7 +235,8 @@ CHECK_DIR := $(BUILD)/check
 RUN := sh tests/lib/run-check.sh run $(CHECK_DIR)
 CHECK_GOALS := check check-lib check-unit check-san check-ftvm check-ftd \
                check-netgate check-faults soak-faults check-channel \
-               check-freestanding check-fuzz check-xen-patches soak
+               check-freestanding check-fuzz check-xen-patches soak \
+               check-install
 ifneq ($(filter $(CHECK_GOALS),$(MAKECMDGOALS)),)
 _ := $(shell rm -rf $(CHECK_DIR))
 endif
@@ -243,7 +250,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 check: deps-check all check-lib check-freestanding check-unit check-san \
        check-ftvm check-ftd check-netgate check-faults \
-       check-channel check-fuzz check-xen-patches
+       check-channel check-fuzz check-xen-patches check-install
 	@sh tests/lib/run-check.sh summary $(CHECK_DIR)
 
 # The runner itself: a failure must fail the summary.
@@ -276,6 +283,7 @@ check-ftd: all deps-check deps-demo $(BUILD)/tests/ftvm-dom0 \
 	@$(RUN) ftd/flood sh tests/ftd/flood.sh $(BUILD)
 	@$(RUN) ftd/rundir sh tests/ftd/rundir.sh $(BUILD)
 	@$(RUN) ftd/identity sh tests/ftd/identity.sh $(BUILD)
+	@$(RUN) ftd/status sh tests/ftd/status.sh $(BUILD)
 	$(call summary,ftd)
 
 # The nemesis suite (tests/faults): the kvstore guest protected on two
@@ -362,6 +370,7 @@ check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
 	@$(SAN_ENV) $(RUN) san/ftd-busy sh tests/ftd/busy.sh $(SAN)
 	@$(SAN_ENV) $(RUN) san/ftd-rundir sh tests/ftd/rundir.sh $(SAN)
 	@$(SAN_ENV) $(RUN) san/ftd-identity sh tests/ftd/identity.sh $(SAN)
+	@$(SAN_ENV) $(RUN) san/ftd-status sh tests/ftd/status.sh $(SAN)
 	$(call summary,san)
 
 # The logging channel end to end over TCP on loopback, also under
@@ -484,6 +493,28 @@ install: all
 		$(DESTDIR)$(PREFIX)/include/xenft/
 	install -m 644 $(GUESTS:%=$(BUILD)/guests/%.bin) \
 		$(DESTDIR)$(PREFIX)/share/xenft/guests/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(INITDIR) $(DESTDIR)$(CONFDIR)
+	install -m 644 config/ft.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	sed 's|/usr/local/bin/|$(PREFIX)/bin/|' config/ftd.service \
+		>$(DESTDIR)$(UNITDIR)/ftd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/ftd.service
+	sed 's|@BINDIR@|$(PREFIX)/bin|' config/ftd.init \
+		>$(DESTDIR)$(INITDIR)/ftd
+	chmod 755 $(DESTDIR)$(INITDIR)/ftd
+	@# The host's own settings stay as they are.
+	@if [ -e $(DESTDIR)$(CONFDIR)/ft.conf ]; then \
+		echo "kept $(DESTDIR)$(CONFDIR)/ft.conf (not overwritten)"; \
+	else \
+		sed 's|/usr/local/bin/|$(PREFIX)/bin/|' config/ft.conf \
+			>$(DESTDIR)$(CONFDIR)/ft.conf && \
+		chmod 644 $(DESTDIR)$(CONFDIR)/ft.conf; \
+	fi
+
+# make install into a scratch DESTDIR: the layout, the man pages.
+check-install: all
+	@MAKE="$(MAKE)" $(RUN) install/layout sh tests/install.sh $(BUILD)
+	$(call summary,install)
 
 clean:
 	rm -rf $(BUILD)

@@ -7,7 +7,8 @@ set -eu
 
 build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev libssl-dev
        libevent-dev libxen-dev"
-check="libcunit1-dev clang libclang-rt-14-dev procps etcd-server nftables"
+check="libcunit1-dev clang libclang-rt-14-dev procps etcd-server nftables
+       python3"
 bench="valgrind iproute2 eatmydata"
 demo="iproute2"
 # The Xen lab (tests/xenlab): dom0 image and Xen under QEMU (TCG).

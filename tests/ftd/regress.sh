@@ -154,7 +154,8 @@ if pair 3 "--guest $build/guests/cpu.bin --cmdline seed=3" "" &&
     kill -TERM "$(pidof_cmd "$ftd primary --pair rg3")"
     if [ "$(ended fp3)" = 1 ] && [ "$(ended gp3)" != none ] &&
        waitfor "live at record" "$work/fs3.err" &&
-       "$dom0" "$work/s3.sock" status | grep -q "mode=live"; then
+       until_true 200 sh -c "'$dom0' '$work/s3.sock' status |
+           grep -q mode=live"; then
         ok "ftd stopped on the primary: its guest halted, B went live"
     else
         bad "ftd stopped: $(cat "$work/fp3.err" "$work/gp3.err" \

@@ -43,6 +43,7 @@ static const struct key host_keys[] = {
     STR("run-dir", run_dir),
     STR("ftvm", ftvm),
     STR("backend", backend),
+    STR("metrics-file", metrics_file),
 };
 
 static const char *const guest_keys[] = { "disk", "net", "mem", "peers",

@@ -41,6 +41,7 @@ struct ftd_config {
     char run_dir[200];          /* sockets, consoles: <dir>/<guest>.* */
     char ftvm[256];             /* the ftvm program */
     char backend[8];            /* "ftvm" or "xen" (backend.h) */
+    char metrics_file[256];     /* Prometheus textfile, "" for none */
     struct ftd_guest guests[FTD_GUESTS_MAX];
     unsigned int nguests;
 };

@@ -41,6 +41,11 @@ static const char *const state_names[] = {
     "halted", "ended",
 };
 
+const char *pair_state_name(enum state st)
+{
+    return state_names[st];
+}
+
 uint64_t pair_now_ns(void)
 {
     struct timespec ts;
@@ -384,6 +389,7 @@ static void on_up_fd(evutil_socket_t fd, short what, void *arg)
     if (ft_ring_flags(p->ring) & (FT_RING_F_DIVERGED | FT_RING_F_BADLOG)) {
         char why[300];
 
+        p->meter.diverged = ft_ring_flags(p->ring) & FT_RING_F_DIVERGED;
         p->be->why_stopped(p->vm, why, sizeof(why));
         pair_end(p, -EIO, "replay failed: %s", why);
         return;
@@ -648,12 +654,18 @@ void pair_free(struct pair *p)
 
 void pair_status(const struct pair *p, char *buf, size_t len)
 {
-    snprintf(buf, len, "pair=%s role=%s state=%s gen=%" PRIu64
-             " sent=%" PRIu64 " acked=%" PRIu64 " held=%" PRIu64
-             " lag-us=%" PRIu64, p->name[0] ? p->name : "(incoming)",
-             p->cfg.role == PAIR_PRIMARY ? "primary" : "secondary",
-             state_names[p->st], p->gen, p->sent, p->acked, p->held,
-             xlft_lag_avg_us(&p->lag));
+    struct pair_stats st;
+    int n = snprintf(buf, len, "pair=%s role=%s state=%s gen=%" PRIu64
+                     " sent=%" PRIu64 " acked=%" PRIu64 " held=%" PRIu64
+                     " lag-us=%" PRIu64, p->name[0] ? p->name : "(incoming)",
+                     p->cfg.role == PAIR_PRIMARY ? "primary" : "secondary",
+                     state_names[p->st], p->gen, p->sent, p->acked, p->held,
+                     xlft_lag_avg_us(&p->lag));
+
+    if (n < 0 || (size_t)n >= len)
+        return;
+    pair_stats(p, &st);
+    pair_stats_text(&st, buf + n, len - (size_t)n);
 }
 
 bool pair_authenticated(const struct pair *p)

@@ -22,6 +22,7 @@
 
 #include "backend.h"
 #include "pair.h"
+#include "pair_stats.h"
 #include "xlft_arbiter.h"
 #include "xlft_channel.h"
 #include "xlft_lag.h"
@@ -109,6 +110,7 @@ struct pair {
     uint64_t guest_wait_ns;
     struct claim *claim;
     struct job *job;
+    struct pair_meter meter;
 
     /* Primary. */
     int sync_fd;                /* memfd: sync header and saved state */
@@ -131,6 +133,7 @@ struct pair {
 
 /* pair.c */
 uint64_t pair_now_ns(void);
+const char *pair_state_name(enum state st);
 void pair_say(struct pair *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /*

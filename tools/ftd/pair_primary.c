@@ -179,6 +179,7 @@ void primary_pump(struct pair *p)
             return;
         }
         p->sent += p->batch_nrec;
+        pair_meter_log(&p->meter, p->batch, p->batch_len);
         p->batch_len = 0;
         xlft_lag_produced(&p->lag, p->sent, now);
     }
@@ -204,6 +205,7 @@ void primary_on_ack(struct pair *p, const struct xlft_ack *a)
         hand_over(p);
         return;
     }
+    pair_meter_ack(&p->meter, a->echo_ns, pair_now_ns());
     if (a->replayed)
         p->peer_replays = true;
     xlft_lag_replayed(&p->lag, a->replayed, pair_now_ns());

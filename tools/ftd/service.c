@@ -34,9 +34,13 @@
 #include <openssl/crypto.h>
 
 #include "config.h"
+#include "metrics.h"
 #include "net.h"
 #include "pair.h"
+#include "pair_stats.h"
 #include "service.h"
+#include "status_json.h"
+#include "views.h"
 #include "xlft_crypto.h"
 #include "xlft_ftvm.h"
 #include "xlft_path.h"
@@ -117,6 +121,7 @@ struct service {
     struct client clients[CLIENTS_MAX];
     time_t refused_at;          /* connections refused over the budget */
     unsigned int refused;
+    struct metrics *metrics;    /* NULL: no metrics file */
 };
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -790,6 +795,51 @@ static void cmd_status(struct service *s, const char *name,
     }
 }
 
+int service_views(struct service *s, const char *name, view_fn *fn,
+                  void *arg)
+{
+    time_t now = mono_s();
+    int shown = 0;
+
+    for (int i = 0; i < SLOTS; i++) {
+        struct slot *sl = &s->slots[i];
+        struct pair_view v = { .kind = VIEW_PAIR, .peer = sl->peer };
+
+        if (!sl->dial && !sl->pair && !sl->ended)
+            continue;
+        if (sl->pair)
+            snprintf(sl->name, sizeof(sl->name), "%s",
+                     pair_name(sl->pair));
+        if (name && strcmp(sl->name, name))
+            continue;
+        v.name = sl->name;
+        v.pair = sl->pair;
+        v.ended = sl->ended;
+        v.end_why = sl->end_why;
+        if (sl->dial) {
+            v.kind = VIEW_CONNECTING;
+            v.secs = sl->dial_end > now ? (long)(sl->dial_end - now) : 0;
+        }
+        fn(arg, &v);
+        shown++;
+    }
+    for (int i = 0; i < PAIRS_MAX; i++) {
+        struct reprotect *r = &s->rp[i];
+        struct pair_view v = { .kind = VIEW_REPROTECT };
+
+        if (!r->active || (name && strcmp(r->name, name)))
+            continue;
+        v.name = r->name;
+        v.peer = r->peer;
+        v.secs = r->next > now ? (long)(r->next - now) : 0;
+        v.attempt = r->attempts + 1;
+        v.last = r->last;
+        fn(arg, &v);
+        shown++;
+    }
+    return shown;
+}
+
 static void cmd_stop(struct service *s, const char *verb, const char *name,
                      struct evbuffer *out)
 {
@@ -844,13 +894,16 @@ static void command(struct service *s, struct client *c, char *line,
         cmd_enable(s, c, w[1], w[2], out);
     else if ((n == 1 || n == 2) && !strcmp(w[0], "status"))
         cmd_status(s, w[1], out);
+    else if ((n == 2 || n == 3) && !strcmp(w[0], "status-json"))
+        status_json(s, s->cfg->host_name, w[1], w[2], out);
     else if (n == 2 && (!strcmp(w[0], "disable") ||
                         !strcmp(w[0], "failover")))
         cmd_stop(s, w[0], w[1], out);
     else
         evbuffer_add_printf(out, "error: commands are 'enable NAME "
                             "HOST[:PORT]', 'disable NAME', 'failover NAME', "
-                            "'status [NAME]'\n");
+                            "'status [NAME]', 'status-json VERSION "
+                            "[NAME]'\n");
 }
 
 static void client_free(struct client *c)
@@ -998,6 +1051,12 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
     (void)what;
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;
+    /* Before the reaping: an ended pair is counted at least once. */
+    for (int i = 0; i < SLOTS; i++)
+        if (s->slots[i].pair)
+            pair_stats_sample(s->slots[i].pair);
+    if (s->metrics)
+        metrics_tick(s->metrics, s);
     for (int i = 0; i < SLOTS; i++) {
         struct slot *sl = &s->slots[i];
 
@@ -1116,12 +1175,21 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
     rc = keys_ok(cfg, why, len);
     if (rc)
         return rc;
+    if (cfg->metrics_file[0]) {
+        rc = metrics_new(&s->metrics, cfg->metrics_file, cfg->host_name,
+                         why, len);
+        if (rc)
+            return rc;
+    }
     snprintf(s->ctl_path, sizeof(s->ctl_path), "%s/ftd.sock", cfg->run_dir);
     s->cfd = listen_unix(s->ctl_path, why, len);
-    if (s->cfd < 0)
+    if (s->cfd < 0) {
+        metrics_free(s->metrics);
         return -EADDRINUSE;
+    }
     s->lfd = ftd_listen(cfg->listen, LISTEN_BACKLOG, why, len);
     if (s->lfd < 0) {
+        metrics_free(s->metrics);
         close(s->cfd);
         unlink(s->ctl_path);
         return -EADDRINUSE;
@@ -1145,6 +1213,7 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
         ftd_dial_cancel(s->slots[i].dial);
         pair_free(s->slots[i].pair);
     }
+    metrics_free(s->metrics);
     event_free(s->lev);
     event_free(s->cev);
     event_free(s->reap);

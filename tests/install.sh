@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# install.sh BUILD - make install into a scratch DESTDIR, twice:
+#   - programs in PREFIX/bin, man pages under PREFIX/share/man (each
+#     rendered by man without a warning), the systemd unit under
+#     /lib/systemd/system and the init script under /etc/init.d, both
+#     naming ftd where PREFIX put it, the example config in /etc/xen;
+#   - a config the host changed is not overwritten by the second.
+set -u
+
+build=${1:?usage: install.sh BUILD}
+NAME=install
+. "$(dirname "$0")/ftvm/lib.sh"
+. "$(dirname "$0")/lib/hosts.sh"
+make=${MAKE:-make}
+d=$work/root
+prefix=/opt/xenft
+
+if ! $make -s install BUILD="$build" DESTDIR="$d" PREFIX="$prefix" \
+        >"$work/out" 2>&1; then
+    bad "make install: $(tail -n 5 "$work/out")"
+    finish
+    exit 1
+fi
+
+missing=
+for f in bin/ftd bin/ftvm bin/ftlog bin/xl-ft share/man/man8/ftd.8 \
+         share/man/man5/ft.conf.5 share/man/man1/ftvm.1 \
+         share/man/man1/ftlog.1 share/man/man1/xl-ft.1; do
+    [ -f "$d$prefix/$f" ] || missing="$missing $prefix/$f"
+done
+for f in /lib/systemd/system/ftd.service /etc/init.d/ftd /etc/xen/ft.conf; do
+    [ -f "$d$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ] && [ -x "$d$prefix/bin/ftd" ] &&
+   [ -x "$d/etc/init.d/ftd" ]; then
+    ok "make install DESTDIR: programs, man pages, unit, init script, config"
+else
+    bad "not installed:$missing"
+fi
+
+if grep -q "^ExecStart=$prefix/bin/ftd --config /etc/xen/ft.conf" \
+       "$d/lib/systemd/system/ftd.service" &&
+   grep -q "^DAEMON=$prefix/bin/ftd$" "$d/etc/init.d/ftd" &&
+   grep -q "^ftvm = $prefix/bin/ftvm$" "$d/etc/xen/ft.conf" &&
+   sh -n "$d/etc/init.d/ftd" &&
+   grep -q '^### BEGIN INIT INFO' "$d/etc/init.d/ftd" &&
+   grep -q '^# Provides: *ftd$' "$d/etc/init.d/ftd" &&
+   grep -q '^### END INIT INFO' "$d/etc/init.d/ftd"; then
+    ok "unit, init script (LSB headers) and config name $prefix/bin"
+else
+    bad "paths: $(grep -h 'ExecStart\|^DAEMON\|^ftvm' \
+        "$d/lib/systemd/system/ftd.service" "$d/etc/init.d/ftd" \
+        "$d/etc/xen/ft.conf")"
+fi
+# The init script run for real, its paths moved into $work: start,
+# status, stop, status.
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
+chmod 600 "$work/key"
+mkdir -m 0700 "$work/run"
+mkdir "$work/arb"
+printf 'listen = 127.0.0.1:0\nkey = %s\narbiter = file:%s\nrun-dir = %s\n' \
+    "$work/key" "$work/arb" "$work/run" >"$work/ft.conf"
+sed "s|^DAEMON=.*|DAEMON=$d$prefix/bin/ftd|; s|^CONF=.*|CONF=$work/ft.conf|; \
+s|^PIDFILE=.*|PIDFILE=$work/ftd.pid|; s|^LOG=.*|LOG=$work/ftd.log|" \
+    "$d/etc/init.d/ftd" >"$work/ftd.init"
+init() { sh "$work/ftd.init" "$@" >>"$work/init.out" 2>&1; }
+init bogus; usage=$?
+init reload; reload=$?
+if [ "$(id -u)" != 0 ]; then
+    echo "$NAME: not root: the init script is not started (skipped)"
+elif init start && until_true 200 test -S "$work/run/ftd.sock" &&
+     init status && init start && init stop && ! init status &&
+     [ ! -e "$work/ftd.pid" ] && ! test -S "$work/run/ftd.sock"; then
+    ok "init script: start, status (running), start again, stop, status \
+(not running)"
+else
+    bad "init script: $(cat "$work/init.out" "$work/ftd.log")"
+    init stop
+fi
+if [ "$usage" = 2 ] && [ "$reload" = 3 ]; then
+    ok "init script: an unknown action is usage (2), reload unimplemented (3)"
+else
+    bad "init script: unknown action $usage, reload $reload"
+fi
+
+if command -v man >/dev/null 2>&1; then
+    warned=
+    for page in "$d$prefix"/share/man/man*/*; do
+        MANWIDTH=80 man --warnings -l "$page" >/dev/null 2>"$work/warn"
+        [ -s "$work/warn" ] &&
+            warned="$warned ${page##*/}: $(cat "$work/warn")"
+    done
+    if [ -z "$warned" ]; then
+        ok "man renders every page without a warning ($(ls \
+"$d$prefix"/share/man/man*/ | grep -c '\.[158]$') pages)"
+    else
+        bad "man warnings:$warned"
+    fi
+else
+    echo "$NAME: no man here: the pages are not rendered (skipped)"
+fi
+
+echo "# this host's own" >>"$d/etc/xen/ft.conf"
+if $make -s install BUILD="$build" DESTDIR="$d" PREFIX="$prefix" \
+       >"$work/out" 2>&1 &&
+   grep -q "^# this host's own$" "$d/etc/xen/ft.conf" &&
+   grep -q "kept .*/etc/xen/ft.conf (not overwritten)" "$work/out"; then
+    ok "a second make install keeps the host's ft.conf"
+else
+    bad "second install: $(tail -n 3 "$work/out")"
+fi
+
+finish
