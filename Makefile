@@ -8,7 +8,8 @@
 #   make install    install into $(DESTDIR)$(PREFIX)
 #   make clean
 #
-# Missing Debian packages are installed by tools/deps.sh.
+# Missing Debian packages are installed by tools/deps.sh, before any
+# rule runs.
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -55,25 +56,30 @@ san_CFLAGS  := -O1 -g -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 san_LDFLAGS := -fsanitize=address,undefined
 
-.PHONY: all deps deps-check deps-bench deps-demo check check-unit check-san \
+.PHONY: all check check-unit check-san \
         soak demo \
         check-ftvm check-channel check-ftd check-netgate \
         check-freestanding check-fuzz fuzz-corpus bench install clean \
         check-xen-patches check-lib check-install
 .DEFAULT_GOAL := all
 
-all: deps $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
+all: $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
      $(BUILD)/bin/ftlog $(BUILD)/bin/ftd $(BUILD)/bin/xl-ft \
      $(GUESTS:%=$(BUILD)/guests/%.bin)
 
-deps:
-	@sh tools/deps.sh build
-deps-check:
-	@sh tools/deps.sh check
-deps-bench:
-	@sh tools/deps.sh bench
-deps-demo:
-	@sh tools/deps.sh demo
+# The packages the goals need are installed while the Makefile is read,
+# so that `make -jN` never compiles against headers still being
+# installed, nor runs two installations at once.
+DEPS_GROUPS := build \
+    $(if $(filter check check-% soak%,$(MAKECMDGOALS)),check demo) \
+    $(if $(filter demo,$(MAKECMDGOALS)),demo) \
+    $(if $(filter bench,$(MAKECMDGOALS)),bench) \
+    $(if $(filter check-xen,$(MAKECMDGOALS)),xenlab)
+ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(shell sh tools/deps.sh $(DEPS_GROUPS) >&2 && echo ok),ok)
+$(error the Debian packages above are missing and could not be installed)
+endif
+endif
 
 # $(1): variant name
 define variant
@@ -248,7 +254,7 @@ summary = $(if $(filter check,$(MAKECMDGOALS)),@true,\
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
            LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp
 
-check: deps-check all check-lib check-freestanding check-unit check-san \
+check: all check-lib check-freestanding check-unit check-san \
        check-ftvm check-ftd check-netgate check-faults \
        check-channel check-fuzz check-xen-patches check-install
 	@sh tests/lib/run-check.sh summary $(CHECK_DIR)
@@ -272,7 +278,7 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 	$(call summary,ftvm)
 
 # ftd end to end: two hosts in network namespaces (root).
-check-ftd: all deps-check deps-demo $(BUILD)/tests/ftvm-dom0 \
+check-ftd: all $(BUILD)/tests/ftvm-dom0 \
            $(BUILD)/tests/ftd-ctl-client $(BUILD)/tests/ftd-flood
 	@$(RUN) ftd/failover sh tests/ftd/failover.sh $(BUILD)
 	@$(RUN) ftd/service sh tests/ftd/service.sh $(BUILD)
@@ -296,7 +302,7 @@ SEED ?= $(shell od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 $(BUILD)/tests/faultclient: tests/faults/faultclient.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
-check-faults: all deps-check $(BUILD)/tests/faultclient \
+check-faults: all $(BUILD)/tests/faultclient \
               $(BUILD)/tests/ftvm-dom0
 	@$(RUN) faults/checker sh tests/faults/selftest.sh
 	@KINDS=$(KINDS) $(RUN) faults/nemesis \
@@ -316,7 +322,7 @@ $(SAN)/tests/netgate-test: $(BUILD)/obj/san/tests/netgate/netgate-test.o \
                            $(call NETGATE_OBJ,san)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@
-check-netgate: all deps-check deps-demo $(BUILD)/tests/netgate-test \
+check-netgate: all $(BUILD)/tests/netgate-test \
                $(SAN)/tests/netgate-test
 	@$(RUN) netgate/rel sh tests/netgate/netgate.sh $(BUILD)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -326,10 +332,8 @@ check-netgate: all deps-check deps-demo $(BUILD)/tests/netgate-test \
 # A real Xen 4.17 host under QEMU (tests/xenlab): builds the dom0 image
 # if needed (cached in $(BUILD)/xenlab), then runs tests/xenlab/tests,
 # with a summary of its own in the same form.
-.PHONY: deps-xenlab check-xen
-deps-xenlab:
-	@sh tools/deps.sh xenlab
-check-xen: all deps-xenlab
+.PHONY: check-xen
+check-xen: all
 	XENLAB_OUT=$(abspath $(BUILD))/xenlab sh tests/xenlab/lab.sh check
 
 # XEN_SRC=xen-4.17.7.tar.xz: the hypervisor patched with xen-patches is
@@ -348,15 +352,15 @@ soak: all
 	@$(RUN) ftvm/soak sh tests/ftvm/pairs.sh $(BUILD) 1000
 	$(call summary,ftvm)
 
-demo: all deps-demo $(BUILD)/tests/kvclient
+demo: all $(BUILD)/tests/kvclient
 	@sh tests/demo/demo.sh $(BUILD)
 
-check-unit: deps-check $(BUILD)/tests/unit-tests
+check-unit: $(BUILD)/tests/unit-tests
 	@$(RUN) unit/cunit sh -c 'cd tests/unit && \
 		exec ../../$(BUILD)/tests/unit-tests'
 	$(call summary,unit)
 
-check-san: deps-check $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
+check-san: $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
            $(SAN)/bin/ftd $(SAN)/bin/xl-ft $(SAN)/tests/ftvm-dom0 \
            $(SAN)/tests/ftd-ctl-client $(SAN)/guests
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -384,7 +388,7 @@ $(BUILD)/tests/chan-loopback-san: $(CHAN_TEST:%.c=$(BUILD)/obj/san/%.o) \
                                   $(san_XLFT_OBJ) $(san_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS)
-check-channel: deps-check $(BUILD)/tests/chan-loopback \
+check-channel: $(BUILD)/tests/chan-loopback \
                $(BUILD)/tests/chan-loopback-san
 	@$(RUN) channel/rel timeout -k 5 300 $(BUILD)/tests/chan-loopback
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -432,7 +436,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 # The seeds are committed; this writes them again from the real encoder
 # (deterministically) after a format change.  fuzz_ftvm's seeds are
 # recorded runs, kept as they are.
-fuzz-corpus: deps
+fuzz-corpus:
 	@mkdir -p $(BUILD)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib tests/fuzz/mkcorpus.c \
 		$(CORE_SRC) $(XLFT_SRC) -o $(BUILD)/mkcorpus $(LIBS)
@@ -440,7 +444,7 @@ fuzz-corpus: deps
 		fuzz_frame fuzz_session)
 	$(BUILD)/mkcorpus tests/fuzz/corpus
 
-check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+check-fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 	@for t in $(FUZZ_TARGETS); do \
 		$(RUN) fuzz/$$t sh tests/fuzz/run.sh $(BUILD)/fuzz/$$t \
 			tests/fuzz/corpus/$$t $(FUZZ_SECONDS); \
@@ -466,7 +470,7 @@ $(BUILD)/bench/udp-rtt: tests/bench/udp_rtt.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) -Itests/lib -O2 $< -o $@
 
-bench: deps-bench all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes \
+bench: all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes \
        $(BUILD)/bench/bench-channel $(BUILD)/bench/udp-rtt \
        $(BUILD)/tests/ftvm-dom0
 	sh tests/bench/run-core.sh $(BUILD)/bench

@@ -34,7 +34,7 @@ rm -f "$kv" "$cgout"
 
 if ! command -v valgrind >/dev/null 2>&1; then
     fail "valgrind is not installed, so instructions per record cannot" \
-         "be counted: apt-get install valgrind (or make deps-bench as root)"
+         "be counted: apt-get install valgrind (make bench installs it as root)"
 fi
 # Count only inside the recorder's entry points, as a hypervisor hook
 # calls them: the benchmark's own loop is not the recorder's cost.
