@@ -517,7 +517,7 @@ install: all
 
 # make install into a scratch DESTDIR: the layout, the man pages.
 check-install: all
-	@MAKE="$(MAKE)" $(RUN) install/layout sh tests/install.sh $(BUILD)
+	@MAKE="$(MAKE)" $(RUN) install/layout sh tests/install/layout.sh $(BUILD)
 	$(call summary,install)
 
 clean:

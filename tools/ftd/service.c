@@ -433,7 +433,12 @@ static int accept_peer(void *arg, const char *pair, const char *peer_host,
     if (rc || !key)
         return rc;
     rc = xlft_key_load(ftd_config_key(c, pair), key, why, len);
-    return rc ? -ECONNREFUSED : 0;
+    if (!rc)
+        return 0;
+    /* What is wrong with the key file is this host's, not the peer's. */
+    note("%s: refused %s: %s", pair, peer_host, why);
+    snprintf(why, len, "this host cannot read the key of pair %s", pair);
+    return -ECONNREFUSED;
 }
 
 static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,

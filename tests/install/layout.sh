@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# install.sh BUILD - make install into a scratch DESTDIR, twice:
+# layout.sh BUILD - make install into a scratch DESTDIR, twice:
 #   - programs in PREFIX/bin, man pages under PREFIX/share/man (each
 #     rendered by man without a warning), the systemd unit under
 #     /lib/systemd/system and the init script under /etc/init.d, both
@@ -9,10 +9,10 @@
 #   - a config the host changed is not overwritten by the second.
 set -u
 
-build=${1:?usage: install.sh BUILD}
+build=${1:?usage: layout.sh BUILD}
 NAME=install
-. "$(dirname "$0")/ftvm/lib.sh"
-. "$(dirname "$0")/lib/hosts.sh"
+. "$(dirname "$0")/../ftvm/lib.sh"
+. "$(dirname "$0")/../lib/hosts.sh"
 make=${MAKE:-make}
 d=$work/root
 prefix=/opt/xenft
