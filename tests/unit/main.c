@@ -32,6 +32,7 @@ int main(void)
     register_netgate_tests();
     register_copy_tests();
     register_ftvmctl_tests();
+    register_xen_allow_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
