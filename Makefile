@@ -118,7 +118,8 @@ $(BUILD)/obj/%/tools/libxlft/xen_ft.o: tools/libxlft/xen_ft.c \
 all: $(BUILD)/tests/xlft-xen
 $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
                          $(XLFT_XEN_OBJ) $(rel_CORE_OBJ) \
-                         $(BUILD)/obj/rel/tools/libxlft/copy_hdr.o
+                         $(patsubst %,$(BUILD)/obj/rel/tools/libxlft/%.o,\
+                           copy_hdr json xen_config_allow xen_local)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(XEN_LIBS) -lpthread
 

@@ -4,9 +4,11 @@
 # lab_put puts it there): the project's idle guest as a Xen HVM guest,
 # and a bounded wait for the ticks it prints on its console.
 
-# idle_start HZ [fit]: create "idle" (/xenft/idle.bin, console in
-# /tmp/idle.log) ticking at HZ; with fit, configured as FT needs it.
-idle_start() {
+# idle_cfg HZ [fit]: write /tmp/idle.cfg, the xl configuration of "idle"
+# (/xenft/idle.bin, console in /tmp/idle.log) ticking at HZ; with fit,
+# configured as FT needs it.  A secondary host writes it too: its copy
+# must agree with it (ftd --xen-config, xlft-xen copy-recv).
+idle_cfg() {
     {
         echo 'name = "idle"'
         echo 'type = "hvm"'
@@ -25,6 +27,11 @@ idle_start() {
             echo 'xen_platform_pci = 0'
         fi
     } > /tmp/idle.cfg
+}
+
+# idle_start HZ [fit]: create "idle" from idle_cfg's configuration.
+idle_start() {
+    idle_cfg "$@"
     xl create /tmp/idle.cfg || exit 1
 }
 

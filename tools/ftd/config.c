@@ -44,7 +44,8 @@ static const struct key host_keys[] = {
     STR("backend", backend),
 };
 
-static const char *const guest_keys[] = { "disk", "net", "mem" };
+static const char *const guest_keys[] = { "disk", "net", "mem",
+                                          "xen-config" };
 
 bool ftd_name_ok(const char *s)
 {
@@ -175,9 +176,13 @@ static int set_guest(struct ftd_guest *g, const char *k, const char *v,
 {
     uint64_t n;
 
-    if (!strcmp(k, "disk") || !strcmp(k, "net")) {
-        char *field = !strcmp(k, "disk") ? g->disk : g->net;
-        size_t size = !strcmp(k, "disk") ? sizeof(g->disk) : sizeof(g->net);
+    if (!strcmp(k, "disk") || !strcmp(k, "net") ||
+        !strcmp(k, "xen-config")) {
+        char *field = !strcmp(k, "disk") ? g->disk :
+                      !strcmp(k, "net") ? g->net : g->xen_config;
+        size_t size = !strcmp(k, "disk") ? sizeof(g->disk) :
+                      !strcmp(k, "net") ? sizeof(g->net)
+                                        : sizeof(g->xen_config);
 
         if (strlen(v) >= size) {
             snprintf(why, len, "%s: at most %zu characters", k, size - 1);

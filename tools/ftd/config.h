@@ -19,6 +19,7 @@ struct ftd_guest {
     char disk[256];             /* --disk of its ftvm, "" for none */
     char net[64];               /* --net of its ftvm, "" for none */
     uint32_t mem_mib;           /* 0: ftvm's default */
+    char xen_config[256];       /* xen: its xl config here, "" for none */
 };
 
 struct ftd_config {

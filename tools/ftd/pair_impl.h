@@ -102,7 +102,8 @@ struct pair {
     bool disabling;             /* primary: asking to go on alone */
     bool peer_shutdown;         /* the peer said it ends the pair */
     bool header_seen;           /* secondary: the sync header is in */
-    char guest_path[300];       /* secondary: the guest started for it */
+    char guest_path[300];       /* secondary: the guest started for it,
+                                   or what its restore may create */
     uint64_t guest_wait_ns;
     struct claim *claim;
     struct job *job;
