@@ -7,7 +7,9 @@
  * writes corpus/fuzz_log/ (raw record streams), corpus/fuzz_logfile/
  * (stored logs), corpus/fuzz_ctl/ (ftvm control requests),
  * corpus/fuzz_frame/ and corpus/fuzz_session/ (logging channel frames,
- * and the first frames a session meets).  The valid seeds come from the
+ * and the first frames a session meets), corpus/fuzz_xencfg/ (a Xen
+ * peer's libxl configuration: this host's, and one of each refusal; the
+ * fuzzers' regression inputs there are kept).  The valid seeds come from the
  * real recorder, through a record ring, the real log writer and the real
  * frame encoder, so that they follow the format as implemented rather
  * than as a test author understood it; a few hand-made records and
@@ -29,6 +31,7 @@
 #include "ftvm_ctl.h"
 #include "xlft_frame.h"
 #include "xlft_logfile.h"
+#include "../lib/xencfg.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
 #ifndef FT_RING_MEM_SIZE
@@ -964,6 +967,58 @@ static void write_ctl_seeds(void)
     write_file("fuzz_ctl", "older_version", buf, sizeof(buf));
 }
 
+/* 'base' with its first 'from' replaced by 'to', as a fuzz_xencfg seed. */
+static void put_xencfg(const char *name, const char *base, const char *from,
+                       const char *to)
+{
+    const char *at = from ? strstr(base, from) : NULL;
+    struct buf b = { 0 };
+
+    if (from && !at)
+        die("xencfg seed %s: no '%s' in the base", name, from);
+    if (!from) {
+        buf_add(&b, base, strlen(base));
+    } else {
+        buf_add(&b, base, (size_t)(at - base));
+        buf_add(&b, to, strlen(to));
+        buf_add(&b, at + strlen(from), strlen(at + strlen(from)));
+    }
+    write_file("fuzz_xencfg", name, b.p, b.len);
+    free(b.p);
+}
+
+static void write_xencfg_seeds(void)
+{
+    static const char local[] = XENCFG_LOCAL;
+    char deep[200];
+    size_t n;
+
+    put_xencfg("same", local, NULL, NULL);
+    put_xencfg("guest_own", local, "\"target_memkb\": 32768",
+               "\"target_memkb\": 30000, \"video_memkb\": 0");
+    put_xencfg("device_model", local, "\"kernel\"",
+               "\"device_model\": \"/tmp/x\", \"kernel\"");
+    put_xencfg("bootloader", local, "\"kernel\"",
+               "\"bootloader\": \"/tmp/b\", \"kernel\"");
+    put_xencfg("kernel", local, "/srv/xenft/kv.bin", "/etc/shadow");
+    put_xencfg("nic_script", local, "\"bridge\": \"xenbr0\",",
+               "\"bridge\": \"xenbr0\", \"script\": \"/tmp/s\",");
+    put_xencfg("foreign_disk", local, "\"hda\"", "\"hdb\"");
+    put_xencfg("pcidevs", local, "\"on_reboot\"",
+               "\"pcidevs\": [{\"bus\": 3}], \"on_reboot\"");
+    put_xencfg("type_pvh", local, "\"arch_arm\"",
+               "\"type.pvh\": {\"pvshim_path\": \"/x\"}, \"arch_arm\"");
+    put_xencfg("escaped_name", local, "\"kernel\"",
+               "\"device\\u005fmodel\": \"/x\", \"kernel\"");
+    n = (size_t)snprintf(deep, sizeof(deep), "{\"a\": ");
+    for (int i = 0; i < 40; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 40; i++)
+        deep[n++] = ']';
+    deep[n++] = '}';
+    write_file("fuzz_xencfg", "too_deep", deep, n);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -977,9 +1032,11 @@ int main(int argc, char **argv)
     make_dir("fuzz_ctl");
     make_dir("fuzz_frame");
     make_dir("fuzz_session");
+    make_dir("fuzz_xencfg");
     write_log_seeds();
     write_logfile_seeds();
     write_ctl_seeds();
     write_frame_seeds();
+    write_xencfg_seeds();
     return 0;
 }

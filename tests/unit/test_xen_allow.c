@@ -246,7 +246,7 @@ static void test_malformed(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "this host's"));
 }
 
-/* A long, unprintable value is shown cut short and printable. */
+/* A long or unprintable value is shown cut short and printable. */
 static void test_message(void)
 {
     char big[300], *s;
@@ -259,6 +259,13 @@ static void test_message(void)
     CU_ASSERT_EQUAL(check(s), -EPERM);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "..."));
     CU_ASSERT(strlen(msg) < 300);
+    for (const char *p = msg; *p; p++)
+        CU_ASSERT(*p >= 0x20 && *p < 0x7f);
+    free(s);
+    /* So is a member name of the peer's own (fuzz_xencfg found it). */
+    s = edit(local, "\"format\"", "\"for\xf8" "at\"");
+    CU_ASSERT_EQUAL(check(s), -EPERM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "disks.hda.for?at"));
     for (const char *p = msg; *p; p++)
         CU_ASSERT(*p >= 0x20 && *p < 0x7f);
     free(s);

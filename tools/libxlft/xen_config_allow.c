@@ -227,7 +227,7 @@ static int same_device(struct ctx *c, const char *what,
             ph = find_n(pd, true, k.p, k.n, &pv);
             lh = find_n(ld, true, k.p, k.n, &lv);
             if (ph != lh || (ph && !same(&pv, &lv))) {
-                snprintf(name, sizeof(name), "%.*s", (int)k.n, k.p);
+                show_q(&k, true, false, name, sizeof(name));
                 return differs(c, what, name, &pv, ph, &lv, lh);
             }
         }
