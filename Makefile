@@ -380,6 +380,11 @@ FUZZ_EXTRA_fuzz_ftvm := $(filter-out hvm/ftvm/main.c,$(FTVM_SRC))
 FUZZ_LIBS_fuzz_ftvm := -lunicorn
 $(BUILD)/fuzz/fuzz_ftvm: $(GUESTS:%=$(BUILD)/guests/%.bin) \
                          $(FUZZ_EXTRA_fuzz_ftvm) hvm/ftvm/ftvm.h
+# fuzz_snapshot restores the state a peer sends into the same HVM.
+FUZZ_EXTRA_fuzz_snapshot := $(FUZZ_EXTRA_fuzz_ftvm)
+FUZZ_LIBS_fuzz_snapshot := -lunicorn
+$(BUILD)/fuzz/fuzz_snapshot: $(GUESTS:%=$(BUILD)/guests/%.bin) \
+                             $(FUZZ_EXTRA_fuzz_ftvm) hvm/ftvm/ftvm.h
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
                  $(wildcard hvm/core/*.h tools/libxlft/include/*.h \
                             tools/libxlft/*.h tests/lib/*.h)

@@ -9,7 +9,9 @@
  * corpus/fuzz_frame/ and corpus/fuzz_session/ (logging channel frames,
  * and the first frames a session meets), corpus/fuzz_xencfg/ (a Xen
  * peer's libxl configuration: this host's, and one of each refusal; the
- * fuzzers' regression inputs there are kept).  The valid seeds come from the
+ * fuzzers' regression inputs there are kept) and corpus/fuzz_snapshot/
+ * (a guest's state as a peer sends it; the harness takes the real
+ * snapshot these seeds change itself).  The valid seeds come from the
  * real recorder, through a record ring, the real log writer and the real
  * frame encoder, so that they follow the format as implemented rather
  * than as a test author understood it; a few hand-made records and
@@ -1019,6 +1021,29 @@ static void write_xencfg_seeds(void)
     write_file("fuzz_xencfg", "too_deep", deep, n);
 }
 
+static void write_snapshot_seeds(void)
+{
+    uint8_t b[1 + 600];
+
+    b[0] = 0;                   /* idle, a real snapshot's values */
+    write_file("fuzz_snapshot", "idle", b, 1);
+    b[0] = 1;                   /* cpu */
+    write_file("fuzz_snapshot", "cpu", b, 1);
+    memset(b + 1, 0, sizeof(b) - 1);
+    write_file("fuzz_snapshot", "idle_zero_values", b, sizeof(b));
+    b[0] = 1;
+    memset(b + 1, 0xff, sizeof(b) - 1);
+    write_file("fuzz_snapshot", "cpu_ones_values", b, sizeof(b));
+    /* Whole snapshots: a head of 8 MiB and nothing after; version 2. */
+    b[0] = 2;
+    memcpy(b + 1, "XFTVMSNP", 8);
+    put_le32(b + 9, 1);
+    put_le32(b + 13, 8);
+    write_file("fuzz_snapshot", "raw_cut_short", b, 17);
+    put_le32(b + 9, 2);
+    write_file("fuzz_snapshot", "raw_version2", b, 17);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1033,10 +1058,12 @@ int main(int argc, char **argv)
     make_dir("fuzz_frame");
     make_dir("fuzz_session");
     make_dir("fuzz_xencfg");
+    make_dir("fuzz_snapshot");
     write_log_seeds();
     write_logfile_seeds();
     write_ctl_seeds();
     write_frame_seeds();
     write_xencfg_seeds();
+    write_snapshot_seeds();
     return 0;
 }
