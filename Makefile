@@ -400,7 +400,7 @@ fuzz-corpus: deps
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) tests/fuzz/mkcorpus.c \
 		$(CORE_SRC) $(XLFT_SRC) -o $(BUILD)/mkcorpus $(LIBS)
 	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \
-		fuzz_frame fuzz_session)
+		fuzz_frame fuzz_session fuzz_live fuzz_snapshot)
 	$(BUILD)/mkcorpus tests/fuzz/corpus
 
 check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)

@@ -7,7 +7,8 @@
  * writes corpus/fuzz_log/ (raw record streams), corpus/fuzz_logfile/
  * (stored logs), corpus/fuzz_ctl/ (ftvm control requests),
  * corpus/fuzz_frame/ and corpus/fuzz_session/ (logging channel frames,
- * and the first frames a session meets), corpus/fuzz_xencfg/ (a Xen
+ * and the first frames a session meets), corpus/fuzz_live/ (frames
+ * after a handshake), corpus/fuzz_xencfg/ (a Xen
  * peer's libxl configuration: this host's, and one of each refusal; the
  * fuzzers' regression inputs there are kept) and corpus/fuzz_snapshot/
  * (a guest's state as a peer sends it; the harness takes the real
@@ -806,7 +807,7 @@ static void put_frames(const char *name, const struct buf *b)
 
 static void write_frame_seeds(void)
 {
-    struct buf recs = { 0 }, b = { 0 }, t = { 0 };
+    struct buf recs = { 0 }, b = { 0 }, t = { 0 }, lv = { 0 };
     struct xlft_msg m[XLFT_T_MAX + 1];
     uint32_t nrec;
     unsigned int i;
@@ -872,6 +873,35 @@ static void write_frame_seeds(void)
     add_frame(&b, &m[XLFT_T_GOLIVE], 5);
     add_frame(&b, &m[XLFT_T_SHUTDOWN], 6);
     put_frames("stream", &b);
+
+    /* After a handshake (fuzz_live): first byte 0 as sent, 1 fixed up. */
+    for (i = 0; i < 2; i++) {
+        uint8_t fix = (uint8_t)i;
+
+        lv.len = 0;
+        buf_add(&lv, &fix, 1);
+        add_frame(&lv, &m[XLFT_T_STATE], 2);
+        add_frame(&lv, &m[XLFT_T_LOG], 3);
+        add_frame(&lv, &m[XLFT_T_HEARTBEAT], 4);
+        add_frame(&lv, &m[XLFT_T_GOLIVE], 5);
+        add_frame(&lv, &m[XLFT_T_SHUTDOWN], 6);
+        write_file("fuzz_live", i ? "stream_fixed" : "stream", lv.p, lv.len);
+    }
+    lv.len = 0;
+    buf_add(&lv, "", 1);
+    add_frame(&lv, &m[XLFT_T_HELLO], 2);
+    write_file("fuzz_live", "hello_again", lv.p, lv.len);
+    lv.len = 0;
+    buf_add(&lv, "", 1);
+    add_frame(&lv, &m[XLFT_T_HEARTBEAT], 2);
+    add_frame(&lv, &m[XLFT_T_ERROR], 3);
+    add_frame(&lv, &m[XLFT_T_HEARTBEAT], 4);
+    write_file("fuzz_live", "error_then_more", lv.p, lv.len);
+    lv.len = 0;
+    buf_add(&lv, "", 1);
+    add_frame(&lv, &m[XLFT_T_HEARTBEAT], 3);
+    write_file("fuzz_live", "seq_gap", lv.p, lv.len);
+    free(lv.p);
 
     /* Damaged copies: each names the check it should meet. */
     buf_copy(&t, &b);
@@ -1057,6 +1087,7 @@ int main(int argc, char **argv)
     make_dir("fuzz_ctl");
     make_dir("fuzz_frame");
     make_dir("fuzz_session");
+    make_dir("fuzz_live");
     make_dir("fuzz_xencfg");
     make_dir("fuzz_snapshot");
     write_log_seeds();
