@@ -182,8 +182,9 @@ $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
 
-# The unit tests also take ftvm's device models that stand alone.
-UNIT_FTVM := hvm/ftvm/pic.c
+# The unit tests also take ftvm's device models and ftd's decoders that
+# stand alone.
+UNIT_FTVM := hvm/ftvm/pic.c tools/ftd/sync_hdr.c
 $(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ) \
                            $(UNIT_FTVM:%.c=$(BUILD)/obj/rel/%.o)
 	@mkdir -p $(@D)
@@ -375,6 +376,8 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all $(INCLUDES) -Itests/lib
 FUZZ_EXTRA_fuzz_ctl := hvm/ftvm/ctlmsg.c
+FUZZ_EXTRA_fuzz_sync := tools/ftd/sync_hdr.c
+$(BUILD)/fuzz/fuzz_sync: tools/ftd/sync_hdr.c tools/ftd/sync_hdr.h
 # fuzz_ftvm runs the whole software HVM on its inputs.
 FUZZ_EXTRA_fuzz_ftvm := $(filter-out hvm/ftvm/main.c,$(FTVM_SRC))
 FUZZ_LIBS_fuzz_ftvm := -lunicorn
@@ -398,9 +401,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 fuzz-corpus: deps
 	@mkdir -p $(BUILD)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) tests/fuzz/mkcorpus.c \
-		$(CORE_SRC) $(XLFT_SRC) -o $(BUILD)/mkcorpus $(LIBS)
+		$(CORE_SRC) $(XLFT_SRC) tools/ftd/sync_hdr.c -o $(BUILD)/mkcorpus \
+		$(LIBS)
 	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \
-		fuzz_frame fuzz_session fuzz_live fuzz_snapshot)
+		fuzz_frame fuzz_session fuzz_live fuzz_snapshot fuzz_sync)
 	$(BUILD)/mkcorpus tests/fuzz/corpus
 
 check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)

@@ -12,7 +12,8 @@
  * peer's libxl configuration: this host's, and one of each refusal; the
  * fuzzers' regression inputs there are kept) and corpus/fuzz_snapshot/
  * (a guest's state as a peer sends it; the harness takes the real
- * snapshot these seeds change itself).  The valid seeds come from the
+ * snapshot these seeds change itself), corpus/fuzz_sync/ (the header
+ * of the state stream).  The valid seeds come from the
  * real recorder, through a record ring, the real log writer and the real
  * frame encoder, so that they follow the format as implemented rather
  * than as a test author understood it; a few hand-made records and
@@ -35,6 +36,7 @@
 #include "xlft_frame.h"
 #include "xlft_logfile.h"
 #include "../lib/xencfg.h"
+#include "../../tools/ftd/sync_hdr.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
 #ifndef FT_RING_MEM_SIZE
@@ -1074,6 +1076,36 @@ static void write_snapshot_seeds(void)
     write_file("fuzz_snapshot", "raw_version2", b, 17);
 }
 
+/* The state stream's header: its length first (8 bytes), then it. */
+static void put_sync(const char *name, uint64_t total, const uint8_t *hdr)
+{
+    uint8_t b[8 + SYNC_HDR];
+
+    memcpy(b, &total, 8);
+    memcpy(b + 8, hdr, SYNC_HDR);
+    write_file("fuzz_sync", name, b, sizeof(b));
+}
+
+static void write_sync_seeds(void)
+{
+    struct sync_hdr h = { .gen = 1796186568151326ull, .size = 16777760 };
+    uint8_t b[SYNC_HDR], t[SYNC_HDR];
+
+    strcpy(h.name, "vm1");
+    sync_hdr_put(b, &h);
+    put_sync("good", SYNC_HDR + h.size, b);
+    put_sync("bad_size", SYNC_HDR + h.size - 1, b);
+    memcpy(t, b, sizeof(t));
+    t[8] = 1;
+    put_sync("bad_version1", SYNC_HDR + h.size, t);
+    memcpy(t, b, sizeof(t));
+    t[40] = 'x';
+    put_sync("bad_padding", SYNC_HDR + h.size, t);
+    memcpy(t, b, sizeof(t));
+    t[33] = 0x1b;
+    put_sync("bad_name_char", SYNC_HDR + h.size, t);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1089,6 +1121,7 @@ int main(int argc, char **argv)
     make_dir("fuzz_session");
     make_dir("fuzz_live");
     make_dir("fuzz_xencfg");
+    make_dir("fuzz_sync");
     make_dir("fuzz_snapshot");
     write_log_seeds();
     write_logfile_seeds();
@@ -1096,5 +1129,6 @@ int main(int argc, char **argv)
     write_frame_seeds();
     write_xencfg_seeds();
     write_snapshot_seeds();
+    write_sync_seeds();
     return 0;
 }

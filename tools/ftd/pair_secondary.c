@@ -89,15 +89,12 @@ void secondary_feed(struct pair *p)
  * the pair id), and this host must have that guest to offer.  A guest
  * started for it comes up while the rest of the state streams in.
  */
-static int bind_guest(struct pair *p, const char *field)
+static int bind_guest(struct pair *p, const char *name)
 {
-    char name[SYNC_NAME + 1], why[300];
+    char why[300];
     int rc;
 
-    memcpy(name, field, SYNC_NAME);
-    name[SYNC_NAME] = '\0';
-    if (!name[0] || strlen(name) > XLFT_ARB_NAME_MAX ||
-        XXH3_64bits(name, strlen(name)) != xlft_chan_pair_id(p->chan) ||
+    if (XXH3_64bits(name, strlen(name)) != xlft_chan_pair_id(p->chan) ||
         (p->name[0] && strcmp(name, p->name))) {
         pair_end(p, -EPROTO, "the copy is of guest '%.*s', not the pair "
                  "agreed", XLFT_ARB_NAME_MAX, name);
@@ -157,7 +154,8 @@ void secondary_restore(struct pair *p)
 void secondary_on_state(struct pair *p, const struct xlft_state *s)
 {
     uint8_t hdr[SYNC_HDR];
-    uint64_t size;
+    struct sync_hdr h;
+    char why[200];
 
     if (p->st != S_SYNC || s->offset != p->sync_off ||
         s->total < SYNC_HDR || s->total > (1ull << 32) ||
@@ -183,21 +181,18 @@ void secondary_on_state(struct pair *p, const struct xlft_state *s)
     }
     p->sync_off += s->len;
     if (!p->header_seen && p->sync_off >= SYNC_HDR) {
-        if (pread(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR ||
-            memcmp(hdr, SYNC_MAGIC, 8)) {
-            pair_end(p, -EPROTO, "the state does not start with a sync "
-                     "header");
+        if (pread(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR) {
+            pair_end(p, -EIO, "cannot read the state back: %s",
+                     strerror(errno));
             return;
         }
-        memcpy(&size, hdr + 24, 8);
-        if (memcmp(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4) ||
-            size != p->sync_total - SYNC_HDR) {
-            pair_end(p, -EPROTO, "sync header of another version or size");
+        if (sync_hdr_get(hdr, p->sync_total, &h, why, sizeof(why))) {
+            pair_end(p, -EPROTO, "%s", why);
             return;
         }
-        memcpy(&p->gen, hdr + 16, 8);
+        p->gen = h.gen;
         p->header_seen = true;
-        if (bind_guest(p, (const char *)hdr + 32))
+        if (bind_guest(p, h.name))
             return;
     }
     if (p->sync_off == p->sync_total)
