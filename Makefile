@@ -404,7 +404,7 @@ fuzz-corpus: deps
 		$(CORE_SRC) $(XLFT_SRC) tools/ftd/sync_hdr.c -o $(BUILD)/mkcorpus \
 		$(LIBS)
 	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \
-		fuzz_frame fuzz_session fuzz_live fuzz_snapshot fuzz_sync)
+		fuzz_frame fuzz_session fuzz_live fuzz_sync)
 	$(BUILD)/mkcorpus tests/fuzz/corpus
 
 check-fuzz: deps-check $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
