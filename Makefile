@@ -128,7 +128,8 @@ $(BUILD)/obj/%/tools/libxlft/xen_ft.o: tools/libxlft/xen_ft.c \
 all: $(BUILD)/tests/xlft-xen
 $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
                          $(XLFT_XEN_OBJ) $(rel_CORE_OBJ) \
-                         $(BUILD)/obj/rel/tools/libxlft/copy_hdr.o
+                         $(patsubst %,$(BUILD)/obj/rel/tools/libxlft/%.o,\
+                           copy_hdr json xen_config_allow xen_local)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(XEN_LIBS) -lpthread
 
@@ -193,8 +194,9 @@ $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) -O2 $< -o $@
 
-# The unit tests also take ftvm's device models that stand alone.
-UNIT_FTVM := hvm/ftvm/pic.c
+# The unit tests also take ftvm's device models and ftd's decoders that
+# stand alone.
+UNIT_FTVM := hvm/ftvm/pic.c tools/ftd/sync_hdr.c
 $(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ) \
                            $(UNIT_FTVM:%.c=$(BUILD)/obj/rel/%.o)
 	@mkdir -p $(@D)
@@ -421,11 +423,18 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all $(INCLUDES) -Itests/lib \
               -DTESTUTIL_ABORT
 FUZZ_EXTRA_fuzz_ctl := hvm/ftvm/ctlmsg.c
+FUZZ_EXTRA_fuzz_sync := tools/ftd/sync_hdr.c
+$(BUILD)/fuzz/fuzz_sync: tools/ftd/sync_hdr.c tools/ftd/sync_hdr.h
 # fuzz_ftvm runs the whole software HVM on its inputs.
 FUZZ_EXTRA_fuzz_ftvm := $(filter-out hvm/ftvm/main.c,$(FTVM_SRC))
 FUZZ_LIBS_fuzz_ftvm := -lunicorn
 $(BUILD)/fuzz/fuzz_ftvm: $(GUESTS:%=$(BUILD)/guests/%.bin) \
                          $(FUZZ_EXTRA_fuzz_ftvm) hvm/ftvm/ftvm.h
+# fuzz_snapshot restores the state a peer sends into the same HVM.
+FUZZ_EXTRA_fuzz_snapshot := $(FUZZ_EXTRA_fuzz_ftvm)
+FUZZ_LIBS_fuzz_snapshot := -lunicorn
+$(BUILD)/fuzz/fuzz_snapshot: $(GUESTS:%=$(BUILD)/guests/%.bin) \
+                             $(FUZZ_EXTRA_fuzz_ftvm) hvm/ftvm/ftvm.h
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
                  $(wildcard hvm/core/*.h tools/libxlft/include/*.h \
                             tools/libxlft/*.h tests/lib/*.h)
@@ -439,9 +448,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 fuzz-corpus:
 	@mkdir -p $(BUILD)
 	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib tests/fuzz/mkcorpus.c \
-		$(CORE_SRC) $(XLFT_SRC) -o $(BUILD)/mkcorpus $(LIBS)
+		$(CORE_SRC) $(XLFT_SRC) tools/ftd/sync_hdr.c -o $(BUILD)/mkcorpus \
+		$(LIBS)
 	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \
-		fuzz_frame fuzz_session)
+		fuzz_frame fuzz_session fuzz_live fuzz_sync)
 	$(BUILD)/mkcorpus tests/fuzz/corpus
 
 check-fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)

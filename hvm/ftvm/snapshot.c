@@ -196,12 +196,49 @@ out:
     return rc;
 }
 
+/*
+ * Unicorn loads a segment register from its descriptor in the guest's
+ * GDT, and a load that faults leaves uc_reg_write by a longjmp to
+ * nowhere.  Selectors from the peer are therefore taken only when the
+ * load cannot fault: a ring-0 GDT descriptor in RAM, present, of the
+ * kind the register needs (ftvm's guests run in ring 0 only).
+ */
+static const char *seg_unloadable(const struct ftvm *vm, const uint64_t *v)
+{
+    uint64_t base = v[NREG + NSEG], limit = v[NREG + NSEG + 1];
+
+    for (unsigned int i = 0; i < NSEG; i++) {
+        uint64_t sel = v[NREG + i], off = sel & ~7ull;
+        bool cs = segs[i] == UC_X86_REG_CS, ss = segs[i] == UC_X86_REG_SS;
+        uint32_t e2;
+
+        if (sel > 0xffff || (sel & 7))
+            return "a selector of another ring or the LDT";
+        if (!off) {
+            if (cs || ss)
+                return "a null code or stack selector";
+            continue;
+        }
+        if (off + 7 > limit || base + off + 8 > vm->ram_size)
+            return "a selector beyond its GDT or RAM";
+        memcpy(&e2, vm->ram + base + off + 4, 4);
+        if (!(e2 & (1u << 12)) || !(e2 & (1u << 15)) || (e2 >> 13 & 3))
+            return "a selector of a system, absent or unprivileged "
+                   "descriptor";
+        if (ss ? (e2 & (1u << 11)) || !(e2 & (1u << 9))
+               : (e2 & (1u << 11)) ? !(e2 & (1u << 9)) : cs)
+            return "a selector of the wrong kind of segment";
+    }
+    return NULL;
+}
+
 /* From 'f', which is closed. */
 static int restore(struct ftvm *vm, FILE *f, const char *name)
 {
     uint8_t head[16];
     uint64_t v[NMAX], h, want;
     uint32_t version, mib;
+    const char *bad;
     unsigned int n;
     int rc = -EBADMSG;
 
@@ -238,6 +275,12 @@ static int restore(struct ftvm *vm, FILE *f, const char *name)
     if (h != want) {
         snprintf(vm->why, sizeof(vm->why), "%s: snapshot checksum mismatch",
                  name);
+        goto out;
+    }
+    bad = seg_unloadable(vm, v);
+    if (bad) {
+        snprintf(vm->why, sizeof(vm->why), "%s: snapshot with %s", name,
+                 bad);
         goto out;
     }
     state(vm, v, true);

@@ -7,7 +7,13 @@
  * writes corpus/fuzz_log/ (raw record streams), corpus/fuzz_logfile/
  * (stored logs), corpus/fuzz_ctl/ (ftvm control requests),
  * corpus/fuzz_frame/ and corpus/fuzz_session/ (logging channel frames,
- * and the first frames a session meets).  The valid seeds come from the
+ * and the first frames a session meets), corpus/fuzz_live/ (frames
+ * after a handshake), corpus/fuzz_xencfg/ (a Xen
+ * peer's libxl configuration: this host's, and one of each refusal; the
+ * fuzzers' regression inputs there are kept) and corpus/fuzz_snapshot/
+ * (a guest's state as a peer sends it; the harness takes the real
+ * snapshot these seeds change itself), corpus/fuzz_sync/ (the header
+ * of the state stream).  The valid seeds come from the
  * real recorder, through a record ring, the real log writer and the real
  * frame encoder, so that they follow the format as implemented rather
  * than as a test author understood it; a few hand-made records and
@@ -31,6 +37,8 @@
 #include "xlft_logfile.h"
 #define TEST_NAME "mkcorpus"
 #include "testutil.h"
+#include "../lib/xencfg.h"
+#include "../../tools/ftd/sync_hdr.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
 #ifndef FT_RING_MEM_SIZE
@@ -794,7 +802,7 @@ static void put_frames(const char *name, const struct buf *b)
 
 static void write_frame_seeds(void)
 {
-    struct buf recs = { 0 }, b = { 0 }, t = { 0 };
+    struct buf recs = { 0 }, b = { 0 }, t = { 0 }, lv = { 0 };
     struct xlft_msg m[XLFT_T_MAX + 1];
     uint32_t nrec;
     unsigned int i;
@@ -860,6 +868,35 @@ static void write_frame_seeds(void)
     add_frame(&b, &m[XLFT_T_GOLIVE], 5);
     add_frame(&b, &m[XLFT_T_SHUTDOWN], 6);
     put_frames("stream", &b);
+
+    /* After a handshake (fuzz_live): first byte 0 as sent, 1 fixed up. */
+    for (i = 0; i < 2; i++) {
+        uint8_t fix = (uint8_t)i;
+
+        lv.len = 0;
+        buf_add(&lv, &fix, 1);
+        add_frame(&lv, &m[XLFT_T_STATE], 2);
+        add_frame(&lv, &m[XLFT_T_LOG], 3);
+        add_frame(&lv, &m[XLFT_T_HEARTBEAT], 4);
+        add_frame(&lv, &m[XLFT_T_GOLIVE], 5);
+        add_frame(&lv, &m[XLFT_T_SHUTDOWN], 6);
+        write_file("fuzz_live", i ? "stream_fixed" : "stream", lv.p, lv.len);
+    }
+    lv.len = 0;
+    buf_add(&lv, "", 1);
+    add_frame(&lv, &m[XLFT_T_HELLO], 2);
+    write_file("fuzz_live", "hello_again", lv.p, lv.len);
+    lv.len = 0;
+    buf_add(&lv, "", 1);
+    add_frame(&lv, &m[XLFT_T_HEARTBEAT], 2);
+    add_frame(&lv, &m[XLFT_T_ERROR], 3);
+    add_frame(&lv, &m[XLFT_T_HEARTBEAT], 4);
+    write_file("fuzz_live", "error_then_more", lv.p, lv.len);
+    lv.len = 0;
+    buf_add(&lv, "", 1);
+    add_frame(&lv, &m[XLFT_T_HEARTBEAT], 3);
+    write_file("fuzz_live", "seq_gap", lv.p, lv.len);
+    free(lv.p);
 
     /* Damaged copies: each names the check it should meet. */
     buf_copy(&t, &b);
@@ -982,6 +1019,111 @@ static void write_ctl_seeds(void)
     write_file("fuzz_ctl", "older_version", buf, sizeof(buf));
 }
 
+/* 'base' with its first 'from' replaced by 'to', as a fuzz_xencfg seed. */
+static void put_xencfg(const char *name, const char *base, const char *from,
+                       const char *to)
+{
+    const char *at = from ? strstr(base, from) : NULL;
+    struct buf b = { 0 };
+
+    if (from && !at)
+        die("xencfg seed %s: no '%s' in the base", name, from);
+    if (!from) {
+        buf_add(&b, base, strlen(base));
+    } else {
+        buf_add(&b, base, (size_t)(at - base));
+        buf_add(&b, to, strlen(to));
+        buf_add(&b, at + strlen(from), strlen(at + strlen(from)));
+    }
+    write_file("fuzz_xencfg", name, b.p, b.len);
+    free(b.p);
+}
+
+static void write_xencfg_seeds(void)
+{
+    static const char local[] = XENCFG_LOCAL;
+    char deep[200];
+    size_t n;
+
+    put_xencfg("same", local, NULL, NULL);
+    put_xencfg("guest_own", local, "\"target_memkb\": 32768",
+               "\"target_memkb\": 30000, \"video_memkb\": 0");
+    put_xencfg("device_model", local, "\"kernel\"",
+               "\"device_model\": \"/tmp/x\", \"kernel\"");
+    put_xencfg("bootloader", local, "\"kernel\"",
+               "\"bootloader\": \"/tmp/b\", \"kernel\"");
+    put_xencfg("kernel", local, "/srv/xenft/kv.bin", "/etc/shadow");
+    put_xencfg("nic_script", local, "\"bridge\": \"xenbr0\",",
+               "\"bridge\": \"xenbr0\", \"script\": \"/tmp/s\",");
+    put_xencfg("foreign_disk", local, "\"hda\"", "\"hdb\"");
+    put_xencfg("pcidevs", local, "\"on_reboot\"",
+               "\"pcidevs\": [{\"bus\": 3}], \"on_reboot\"");
+    put_xencfg("type_pvh", local, "\"arch_arm\"",
+               "\"type.pvh\": {\"pvshim_path\": \"/x\"}, \"arch_arm\"");
+    put_xencfg("escaped_name", local, "\"kernel\"",
+               "\"device\\u005fmodel\": \"/x\", \"kernel\"");
+    n = (size_t)snprintf(deep, sizeof(deep), "{\"a\": ");
+    for (int i = 0; i < 40; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 40; i++)
+        deep[n++] = ']';
+    deep[n++] = '}';
+    write_file("fuzz_xencfg", "too_deep", deep, n);
+}
+
+static void write_snapshot_seeds(void)
+{
+    uint8_t b[1 + 600];
+
+    b[0] = 0;                   /* idle, a real snapshot's values */
+    write_file("fuzz_snapshot", "idle", b, 1);
+    b[0] = 1;                   /* cpu */
+    write_file("fuzz_snapshot", "cpu", b, 1);
+    memset(b + 1, 0, sizeof(b) - 1);
+    write_file("fuzz_snapshot", "idle_zero_values", b, sizeof(b));
+    b[0] = 1;
+    memset(b + 1, 0xff, sizeof(b) - 1);
+    write_file("fuzz_snapshot", "cpu_ones_values", b, sizeof(b));
+    /* Whole snapshots: a head of 8 MiB and nothing after; version 2. */
+    b[0] = 2;
+    memcpy(b + 1, "XFTVMSNP", 8);
+    put_le32(b + 9, 1);
+    put_le32(b + 13, 8);
+    write_file("fuzz_snapshot", "raw_cut_short", b, 17);
+    put_le32(b + 9, 2);
+    write_file("fuzz_snapshot", "raw_version2", b, 17);
+}
+
+/* The state stream's header: its length first (8 bytes), then it. */
+static void put_sync(const char *name, uint64_t total, const uint8_t *hdr)
+{
+    uint8_t b[8 + SYNC_HDR];
+
+    memcpy(b, &total, 8);
+    memcpy(b + 8, hdr, SYNC_HDR);
+    write_file("fuzz_sync", name, b, sizeof(b));
+}
+
+static void write_sync_seeds(void)
+{
+    struct sync_hdr h = { .gen = 1796186568151326ull, .size = 16777760 };
+    uint8_t b[SYNC_HDR], t[SYNC_HDR];
+
+    strcpy(h.name, "vm1");
+    sync_hdr_put(b, &h);
+    put_sync("good", SYNC_HDR + h.size, b);
+    put_sync("bad_size", SYNC_HDR + h.size - 1, b);
+    memcpy(t, b, sizeof(t));
+    t[8] = 1;
+    put_sync("bad_version1", SYNC_HDR + h.size, t);
+    memcpy(t, b, sizeof(t));
+    t[40] = 'x';
+    put_sync("bad_padding", SYNC_HDR + h.size, t);
+    memcpy(t, b, sizeof(t));
+    t[33] = 0x1b;
+    put_sync("bad_name_char", SYNC_HDR + h.size, t);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -995,9 +1137,16 @@ int main(int argc, char **argv)
     make_dir("fuzz_ctl");
     make_dir("fuzz_frame");
     make_dir("fuzz_session");
+    make_dir("fuzz_live");
+    make_dir("fuzz_xencfg");
+    make_dir("fuzz_sync");
+    make_dir("fuzz_snapshot");
     write_log_seeds();
     write_logfile_seeds();
     write_ctl_seeds();
     write_frame_seeds();
+    write_xencfg_seeds();
+    write_snapshot_seeds();
+    write_sync_seeds();
     return 0;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run.sh TARGET_BINARY CORPUS_DIR SECONDS
+# run.sh TARGET_BINARY CORPUS_DIR SECONDS   (the targets, and which
+# decoder of another host's bytes each reaches: README.md here)
 #
 # Run a libFuzzer target for SECONDS on a scratch copy of CORPUS_DIR (the
 # committed seeds are never modified) and print one line with the target

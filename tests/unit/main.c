@@ -32,6 +32,9 @@ int main(void)
     register_netgate_tests();
     register_copy_tests();
     register_ftvmctl_tests();
+    register_xen_allow_tests();
+    register_xen_local_tests();
+    register_sync_hdr_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

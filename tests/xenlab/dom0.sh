@@ -5,10 +5,10 @@
 # the project's idle guest among them, and bounded waits for what they
 # print.
 
-# hvm_create NAME [SETTING...]: the HVM guest NAME created from
-# /tmp/NAME.cfg: 32 MiB, one vCPU, no display, and each SETTING (an xl
-# line "key = value"), which replaces the default of its key.
-hvm_create() {
+# hvm_cfg NAME [SETTING...]: /tmp/NAME.cfg, the xl configuration of
+# the HVM guest NAME: 32 MiB, one vCPU, no display, and each SETTING (an
+# xl line "key = value"), which replaces the default of its key.
+hvm_cfg() {
     hvm_name=$1
     shift
     {
@@ -21,7 +21,13 @@ hvm_create() {
             echo "$s"
         done
     } > "/tmp/$hvm_name.cfg"
-    xl create "/tmp/$hvm_name.cfg" || exit 1
+}
+
+# hvm_create NAME [SETTING...]: the guest of hvm_cfg's configuration,
+# created.
+hvm_create() {
+    hvm_cfg "$@"
+    xl create "/tmp/$1.cfg" || exit 1
 }
 
 # hvm_given KEY SETTING...: one of the SETTINGs sets KEY.
@@ -51,18 +57,26 @@ seabios() {
     echo seabios-ran
 }
 
-# idle_start HZ [fit]: create "idle" (/xenft/idle.bin, console in
-# /tmp/idle.log) ticking at HZ; with fit, configured as FT needs it.
-idle_start() {
+# idle_cfg HZ [fit]: /tmp/idle.cfg, the xl configuration of "idle"
+# (/xenft/idle.bin, console in /tmp/idle.log) ticking at HZ; with fit,
+# configured as FT needs it.  A secondary host writes it too: its copy
+# must agree with it (ftd --xen-config, xlft-xen copy-recv).
+idle_cfg() {
     if [ "${2:-}" = fit ]; then
-        hvm_create idle 'kernel = "/xenft/idle.bin"' "cmdline = \"hz=$1\"" \
+        hvm_cfg idle 'kernel = "/xenft/idle.bin"' "cmdline = \"hz=$1\"" \
             'serial = "file:/tmp/idle.log"' 'hap = 0' \
             'tsc_mode = "always_emulate"' 'cpuid = "host,rdrand=0,rdseed=0"' \
             'viridian = 0' 'xen_platform_pci = 0'
     else
-        hvm_create idle 'kernel = "/xenft/idle.bin"' "cmdline = \"hz=$1\"" \
+        hvm_cfg idle 'kernel = "/xenft/idle.bin"' "cmdline = \"hz=$1\"" \
             'serial = "file:/tmp/idle.log"'
     fi
+}
+
+# idle_start HZ [fit]: "idle" created from idle_cfg's configuration.
+idle_start() {
+    idle_cfg "$@"
+    xl create /tmp/idle.cfg || exit 1
 }
 
 # idle_ticked: the lines of ticks it has printed so far.

@@ -44,7 +44,9 @@
  *                                           through (a cut stream), and
  *                                           with stall the connection
  *                                           then stays open, silent
- *   xlft-xen copy-recv PORT                 take one copy on PORT, leave
+ *   xlft-xen copy-recv PORT CONFIG          take one copy on PORT if its
+ *                                           configuration agrees with
+ *                                           the xl CONFIG here, leave
  *                                           it paused, reply
  *
  * --unsafe-no-counter before the command enables recording on a CPU with
@@ -72,6 +74,7 @@
 #include "xlft_copy.h"
 #include "xlft_xen.h"
 #include "xlft_xen_copy.h"
+#include "xlft_xen_local.h"
 #include "xlft_xen_speed.h"
 #include "xlft_xen_config.h"
 #include "xlft_xs.h"
@@ -92,7 +95,7 @@ static int usage(void)
             "       xlft-xen record-ring DOMID [CMD]\n"
             "       xlft-xen evtchn-bind DOMID PORT\n"
             "       xlft-xen copy-send DOMID HOST:PORT [CUT [stall]]\n"
-            "       xlft-xen copy-recv PORT\n"
+            "       xlft-xen copy-recv PORT CONFIG\n"
             "       xlft-xen records DOMID COUNT SECONDS [STALL]\n"
             "       xlft-xen replay DOMID\n"
             "       xlft-xen speed DOMID PCT\n"
@@ -874,24 +877,30 @@ static int copy_send(uint32_t domid, const char *peer, const char *cut_arg,
     return rc ? 1 : 0;
 }
 
-static int copy_recv(uint32_t port)
+static int copy_recv(uint32_t port, const char *config)
 {
     struct sockaddr_in sa = { .sin_family = AF_INET,
                               .sin_port = htons((uint16_t)port) };
     struct sockaddr_in from;
     socklen_t flen = sizeof(from);
     uint8_t reply[XLFT_COPY_REPLY_SIZE];
-    char err[600], peer[64];
+    char err[600], peer[64], *local;
     uint32_t domid;
     int lfd, fd, rc, one = 1;
 
     signal(SIGPIPE, SIG_IGN);
+    if (xlft_xen_local_config(config, NULL, XLFT_COPY_STALL_S * 1000,
+                              &local, err, sizeof(err))) {
+        fprintf(stderr, "xlft-xen: %s\n", err);
+        return 1;
+    }
     lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one,
                               sizeof(one)) ||
         bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
         fprintf(stderr, "xlft-xen: cannot listen on port %" PRIu32 ": %s\n",
                 port, strerror(errno));
+        free(local);
         return 1;
     }
     printf("listening on %" PRIu32 "\n", port);
@@ -900,11 +909,13 @@ static int copy_recv(uint32_t port)
     close(lfd);
     if (fd < 0) {
         perror("xlft-xen: accept");
+        free(local);
         return 1;
     }
     snprintf(peer, sizeof(peer), "%s:%u", inet_ntoa(from.sin_addr),
              ntohs(from.sin_port));
-    rc = xlft_xen_copy_recv(fd, peer, &domid, err, sizeof(err));
+    rc = xlft_xen_copy_recv(fd, peer, local, &domid, err, sizeof(err));
+    free(local);
     if (rc)
         fprintf(stderr, "xlft-xen: %s\n", err);
     else
@@ -927,10 +938,10 @@ int main(int argc, char **argv)
     }
     if (argc < 3)
         return usage();
-    if (!strcmp(argv[1], "copy-recv") && argc == 3) {
+    if (!strcmp(argv[1], "copy-recv") && argc == 4) {
         if (parse_u32(argv[2], "port", &port) || !port || port > 65535)
             return 2;
-        return copy_recv(port);
+        return copy_recv(port, argv[3]);
     }
     if (parse_u32(argv[2], "domain id", &domid))
         return 2;

@@ -15,15 +15,3 @@ const struct backend *backend_named(const char *name)
         return &backend_xen;
     return NULL;
 }
-
-int backend_restore_creates(void *arg, const char *name, char *guest,
-                            size_t len, char *why, size_t whylen)
-{
-    (void)arg;
-    (void)name;
-    (void)len;
-    (void)why;
-    (void)whylen;
-    guest[0] = '\0';
-    return 0;
-}

@@ -11,6 +11,7 @@
 #ifndef FTD_BACKEND_H
 #define FTD_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,13 +43,23 @@ struct guest;
  * cannot be replayed exactly (xen-patches/README.md, CPUs).
  */
 #define BACKEND_F_UNSAFE_NO_COUNTER  (1u << 0)
+/*
+ * A secondary's guest that GUEST_RESTORE creates (restore_creates):
+ * 'spec' is what this host allows the copy to be (xen: the guest's xl
+ * configuration here, xlft_xen_local.h).
+ */
+#define BACKEND_F_COPY               (1u << 1)
 
 struct backend {
     const char *name;
+    /* The copy's restore creates the guest (xen), not a guest started
+     * for it beforehand (ftvm). */
+    bool restore_creates;
     /*
      * 'spec': the guest (ftvm: its control socket; xen: a domain name or
-     * id), or NULL for a secondary whose guest GUEST_RESTORE creates.
-     * 'peer' names the other host in messages.  'flags': BACKEND_F_*.
+     * id), or with BACKEND_F_COPY this host's configuration of the
+     * guest a restore creates.  'peer' names the other host in
+     * messages.  'flags': BACKEND_F_*.
      */
     int (*open)(struct guest **g, const char *spec, const char *peer,
                 unsigned int flags, char *why, size_t len);
@@ -75,12 +86,5 @@ extern const struct backend backend_xen;
 
 /* "ftvm" or "xen", or NULL. */
 const struct backend *backend_named(const char *name);
-
-/*
- * A secondary's guest where the copy's restore creates it (Xen): the
- * pair's 'resolve' names no guest to wait for.
- */
-int backend_restore_creates(void *arg, const char *name, char *guest,
-                            size_t len, char *why, size_t whylen);
 
 #endif /* FTD_BACKEND_H */

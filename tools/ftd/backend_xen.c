@@ -25,6 +25,7 @@
 #include "xlft_xen.h"
 #include "xlft_xen_config.h"
 #include "xlft_xen_copy.h"
+#include "xlft_xen_local.h"
 #include "xlft_xen_speed.h"
 #include "xlft_xs.h"
 
@@ -34,6 +35,7 @@ struct guest {
     libxl_ctx *ctx;
     uint32_t domid;             /* INVALID_DOMID until restored */
     char peer[128];
+    char copy_from[256];        /* a secondary: this host's config of it */
     bool created;               /* the copy, restored here: never live */
     bool paused;                /* by GUEST_PAUSE */
     bool halted;                /* by GUEST_HALT: paused for good */
@@ -154,9 +156,22 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
         rc = -EIO;
         goto fail;
     }
-    if (!spec) {
-        *gp = g;                /* a secondary: the restore makes it */
+    if (flags & BACKEND_F_COPY) {
+        /* A secondary: the restore makes it, as this host allows. */
+        if (!spec || strlen(spec) >= sizeof(g->copy_from)) {
+            snprintf(why, len, "a Xen secondary needs this host's "
+                     "configuration of the guest (xen-config)");
+            rc = -EINVAL;
+            goto fail;
+        }
+        strcpy(g->copy_from, spec);
+        *gp = g;
         return 0;
+    }
+    if (!spec) {
+        snprintf(why, len, "no guest named");
+        rc = -EINVAL;
+        goto fail;
     }
     rc = resolve(g, spec, why, len);
     if (rc)
@@ -278,14 +293,23 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
             set_paused(g, true, more, sizeof(more));
         }
         break;
-    case GUEST_RESTORE:
-        rc = xlft_xen_copy_recv(fd, g->peer, &g->domid, why, len);
+    case GUEST_RESTORE: {
+        char *local;
+
+        rc = xlft_xen_local_config(g->copy_from, NULL,
+                                   XLFT_COPY_STALL_S * 1000, &local, why,
+                                   len);
+        if (rc)
+            break;
+        rc = xlft_xen_copy_recv(fd, g->peer, local, &g->domid, why, len);
+        free(local);
         /* libxl leaves the copy paused. */
         g->created = g->paused = !rc;
         if (!rc)
             fprintf(stderr, "ftd: the copy from %s is domain %u, paused\n",
                     g->peer, g->domid);
         break;
+    }
     case GUEST_RECORD:
     case GUEST_REPLAY:
         rc = ft_start(g, op == GUEST_RECORD ? FT_RING_RECORD
@@ -374,6 +398,7 @@ static void xen_ring_notify(struct guest *g)
 
 const struct backend backend_xen = {
     .name = "xen",
+    .restore_creates = true,
     .open = xen_open,
     .close = xen_close,
     .call = xen_call,

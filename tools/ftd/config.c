@@ -47,7 +47,7 @@ static const struct key host_keys[] = {
 };
 
 static const char *const guest_keys[] = { "disk", "net", "mem", "peers",
-                                          "key" };
+                                          "key", "xen-config" };
 
 bool ftd_name_ok(const char *s)
 {
@@ -228,9 +228,13 @@ static int set_guest(struct ftd_guest *g, const char *k, const char *v,
         return 0;
     }
 
-    if (!strcmp(k, "disk") || !strcmp(k, "net")) {
-        char *field = !strcmp(k, "disk") ? g->disk : g->net;
-        size_t size = !strcmp(k, "disk") ? sizeof(g->disk) : sizeof(g->net);
+    if (!strcmp(k, "disk") || !strcmp(k, "net") ||
+        !strcmp(k, "xen-config")) {
+        char *field = !strcmp(k, "disk") ? g->disk :
+                      !strcmp(k, "net") ? g->net : g->xen_config;
+        size_t size = !strcmp(k, "disk") ? sizeof(g->disk) :
+                      !strcmp(k, "net") ? sizeof(g->net)
+                                        : sizeof(g->xen_config);
 
         if (strlen(v) >= size) {
             snprintf(why, len, "%s: at most %zu characters", k, size - 1);

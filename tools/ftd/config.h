@@ -26,6 +26,7 @@ struct ftd_guest {
     char peers[FTD_PEERS_MAX][FTD_NAME_MAX + 1];
     unsigned int npeers;        /* 0: no peers line, no pairing at all */
     char key[256];              /* its own key file, "" for the host's */
+    char xen_config[256];       /* xen: its xl config here, "" for none */
 };
 
 struct ftd_config {

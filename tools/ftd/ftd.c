@@ -41,6 +41,9 @@ static const char usage[] =
     "options: --backend ftvm|xen GUEST is ftvm's control socket (default),\n"
     "                            or a Xen domain; a Xen secondary takes no\n"
     "                            --guest: the copy creates it\n"
+    "         --xen-config FILE  a Xen secondary: the guest's xl config on\n"
+    "                            this host; the primary's must agree with\n"
+    "                            it on what runs in dom0\n"
     "         --host-name NAME   this host, to its peer and the arbiter\n"
     "                            (default: its host name)\n"
     "         --peer-name NAME   the host the peer must prove it is\n"
@@ -59,6 +62,7 @@ static const char usage[] =
 
 struct run {
     struct event_base *base;
+    const char *xen_config;     /* --xen-config */
     int err;
     char why[600];
 };
@@ -67,6 +71,21 @@ static int bad_usage(const char *what)
 {
     fprintf(stderr, "ftd: %s\n\n%s", what, usage);
     return 2;
+}
+
+/* A Xen secondary's copy is what --xen-config allows, whatever its name. */
+static int copy_from(void *arg, const char *name, char *cfg, size_t len,
+                     char *why, size_t whylen)
+{
+    const struct run *run = arg;
+
+    if (strlen(run->xen_config) >= len) {
+        snprintf(why, whylen, "guest %s: --xen-config: a path of at most "
+                 "%zu characters", name, len - 1);
+        return -ENAMETOOLONG;
+    }
+    strcpy(cfg, run->xen_config);
+    return 0;
 }
 
 static void on_end(void *arg, int err, const char *why)
@@ -175,6 +194,7 @@ int main(int argc, char **argv)
         { "lag-limit", required_argument, NULL, 'L' },
         { "backend", required_argument, NULL, 'X' },
         { "unsafe-no-counter", no_argument, NULL, 'U' },
+        { "xen-config", required_argument, NULL, 'x' },
         { NULL, 0, NULL, 0 },
     };
     const char *peer_spec = NULL, *listen_spec = NULL, *key_path = NULL;
@@ -210,6 +230,7 @@ int main(int argc, char **argv)
         case 'a': cfg.arbiter = optarg; break;
         case 'H': cfg.me = optarg; break;
         case 'N': cfg.peer_name = optarg; break;
+        case 'x': run.xen_config = optarg; break;
         case 'U':
             cfg.backend_flags |= BACKEND_F_UNSAFE_NO_COUNTER;
             break;
@@ -260,10 +281,15 @@ int main(int argc, char **argv)
         if (cfg.guest)
             return bad_usage("a Xen secondary takes no --guest: the copy "
                              "creates it");
-        cfg.resolve = backend_restore_creates;
+        if (!run.xen_config)
+            return bad_usage("a Xen secondary needs --xen-config FILE: "
+                             "the guest's configuration on this host");
+        cfg.resolve = copy_from;
     } else if (!cfg.guest) {
         return bad_usage("--guest is needed");
     }
+    if (run.xen_config && (!xen || cfg.role != PAIR_SECONDARY))
+        return bad_usage("--xen-config: only for a Xen secondary");
     if (!xen && (cfg.backend_flags & BACKEND_F_UNSAFE_NO_COUNTER))
         return bad_usage("--unsafe-no-counter: only with --backend xen");
     if (!cfg.name || !key_path || !cfg.arbiter)

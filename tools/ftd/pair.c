@@ -107,7 +107,8 @@ static void fate(struct pair *p, enum state was)
         return;
     if (p->won_late)
         was = p->cfg.role == PAIR_PRIMARY ? S_LIVE : S_GOING_LIVE;
-    if (!p->vm && p->cfg.role == PAIR_SECONDARY && p->guest_path[0]) {
+    if (!p->vm && p->cfg.role == PAIR_SECONDARY && p->guest_path[0] &&
+        !p->be->restore_creates) {
         char why[300];
 
         /* The guest this host started for the copy: it goes too. */

@@ -46,8 +46,8 @@ struct pair_cfg {
     uint64_t lag_limit_us;      /* above: say so (0: no limit) */
     /*
      * Secondary without a guest yet: the guest waiting for a copy of
-     * 'name' into 'sock' ("" where the restore creates it); 0 or -errno
-     * and 'why'.
+     * 'name' into 'sock', or where the restore creates it (xen) this
+     * host's configuration of it (BACKEND_F_COPY); 0 or -errno and 'why'.
      */
     int (*resolve)(void *arg, const char *name, char *sock, size_t len,
                    char *why, size_t whylen);

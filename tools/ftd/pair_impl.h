@@ -26,14 +26,10 @@
 #include "xlft_arbiter.h"
 #include "xlft_channel.h"
 #include "xlft_lag.h"
+#include "sync_hdr.h"
 
 #define BATCH       (256u << 10)        /* records per LOG frame, bytes */
 #define CHUNK       (256u << 10)        /* state per STATE frame */
-#define SYNC_MAGIC  "XFTDSYNC"
-/* magic, version, pad, gen, size, the pair's name (NUL-padded) */
-#define SYNC_HDR    (32u + SYNC_NAME)
-#define SYNC_NAME   72u
-#define SYNC_VERSION 2u
 
 enum state {
     S_HANDSHAKE,        /* channel not up yet */
@@ -106,7 +102,8 @@ struct pair {
     bool disabling;             /* primary: asking to go on alone */
     bool peer_shutdown;         /* the peer said it ends the pair */
     bool header_seen;           /* secondary: the sync header is in */
-    char guest_path[300];       /* secondary: the guest started for it */
+    char guest_path[300];       /* secondary: the guest started for it,
+                                   or what its restore may create */
     uint64_t guest_wait_ns;
     struct claim *claim;
     struct job *job;

@@ -63,7 +63,8 @@ void primary_send_state(struct pair *p)
 
 static void primary_saved(struct pair *p)
 {
-    uint8_t hdr[SYNC_HDR] = SYNC_MAGIC;
+    uint8_t hdr[SYNC_HDR];
+    struct sync_hdr h = { .gen = p->gen };
     off_t size;
 
     if (!pair_map_ring(p, GUEST_RECORD) ||
@@ -71,10 +72,9 @@ static void primary_saved(struct pair *p)
         return;
     p->paused_here = false;
     size = lseek(p->sync_fd, 0, SEEK_END);
-    memcpy(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4);
-    memcpy(hdr + 16, &p->gen, 8);
-    memcpy(hdr + 24, &(uint64_t){ (uint64_t)size - SYNC_HDR }, 8);
-    memcpy(hdr + 32, p->name, strlen(p->name));
+    h.size = (uint64_t)size - SYNC_HDR;
+    snprintf(h.name, sizeof(h.name), "%s", p->name);
+    sync_hdr_put(hdr, &h);
     if (size < SYNC_HDR || pwrite(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR) {
         pair_end(p, -EIO, "cannot keep the state");
         return;

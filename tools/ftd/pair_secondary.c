@@ -87,15 +87,12 @@ void secondary_feed(struct pair *p)
  * host must have that guest to offer.  A guest
  * started for it comes up while the rest of the state streams in.
  */
-static int bind_guest(struct pair *p, const char *field)
+static int bind_guest(struct pair *p, const char *name)
 {
-    char name[SYNC_NAME + 1], why[300];
+    char why[300];
     int rc;
 
-    memcpy(name, field, SYNC_NAME);
-    name[SYNC_NAME] = '\0';
-    if (!name[0] || strlen(name) > XLFT_ARB_NAME_MAX ||
-        strcmp(name, xlft_chan_pair(p->chan)) ||
+    if (strcmp(name, xlft_chan_pair(p->chan)) ||
         (p->name[0] && strcmp(name, p->name))) {
         pair_end(p, -EPROTO, "the copy is of guest '%.*s', not the pair "
                  "agreed", XLFT_ARB_NAME_MAX, name);
@@ -139,10 +136,10 @@ void secondary_restore(struct pair *p)
 
     if (p->job->running)
         return;
-    if (!p->vm && p->be->open(&p->vm, p->guest_path[0] ? p->guest_path
-                                                       : NULL,
-                              p->peer, p->cfg.backend_flags, why,
-                              sizeof(why))) {
+    if (!p->vm && p->be->open(&p->vm, p->guest_path, p->peer,
+                              p->cfg.backend_flags |
+                              (p->be->restore_creates ? BACKEND_F_COPY : 0),
+                              why, sizeof(why))) {
         if (pair_now_ns() - p->guest_wait_ns < GUEST_WAIT_MS * 1000000ull)
             return;             /* the tick tries again */
         pair_end(p, -ETIMEDOUT, "guest %s did not come up in %u ms: %s",
@@ -156,7 +153,8 @@ void secondary_restore(struct pair *p)
 void secondary_on_state(struct pair *p, const struct xlft_state *s)
 {
     uint8_t hdr[SYNC_HDR];
-    uint64_t size;
+    struct sync_hdr h;
+    char why[200];
 
     if (p->st != S_SYNC || s->offset != p->sync_off ||
         s->total < SYNC_HDR || s->total > (1ull << 32) ||
@@ -182,21 +180,18 @@ void secondary_on_state(struct pair *p, const struct xlft_state *s)
     }
     p->sync_off += s->len;
     if (!p->header_seen && p->sync_off >= SYNC_HDR) {
-        if (pread(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR ||
-            memcmp(hdr, SYNC_MAGIC, 8)) {
-            pair_end(p, -EPROTO, "the state does not start with a sync "
-                     "header");
+        if (pread(p->sync_fd, hdr, SYNC_HDR, 0) != SYNC_HDR) {
+            pair_end(p, -EIO, "cannot read the state back: %s",
+                     strerror(errno));
             return;
         }
-        memcpy(&size, hdr + 24, 8);
-        if (memcmp(hdr + 8, &(uint32_t){ SYNC_VERSION }, 4) ||
-            size != p->sync_total - SYNC_HDR) {
-            pair_end(p, -EPROTO, "sync header of another version or size");
+        if (sync_hdr_get(hdr, p->sync_total, &h, why, sizeof(why))) {
+            pair_end(p, -EPROTO, "%s", why);
             return;
         }
-        memcpy(&p->gen, hdr + 16, 8);
+        p->gen = h.gen;
         p->header_seen = true;
-        if (bind_guest(p, (const char *)hdr + 32))
+        if (bind_guest(p, h.name))
             return;
     }
     if (p->sync_off == p->sync_total)

@@ -441,6 +441,31 @@ static int accept_peer(void *arg, const char *pair, const char *peer_host,
     return -ECONNREFUSED;
 }
 
+/*
+ * A Xen copy of 'name' is coming: its restore creates the domain, as
+ * the guest's xl configuration on this host allows (xen-config).
+ */
+static int xen_copy_from(void *arg, const char *name, char *cfg,
+                         size_t len, char *why, size_t whylen)
+{
+    struct slot *sl = arg;
+    const struct ftd_guest *g = ftd_config_guest(sl->svc->cfg, name);
+
+    if (!g) {
+        snprintf(why, whylen, "not configured on this host (add [guest %s] "
+                 "with its xen-config to ft.conf)", name);
+        return -ENOENT;
+    }
+    if (!g->xen_config[0]) {
+        snprintf(why, whylen, "its section in ft.conf has no xen-config: a "
+                 "Xen copy is made only as this host's configuration of "
+                 "the guest allows");
+        return -ENOENT;
+    }
+    snprintf(cfg, len, "%s", g->xen_config);
+    return 0;
+}
+
 static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
                           struct slot *sl)
 {
@@ -455,7 +480,7 @@ static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
         .ring_data = c->ring_bytes,
         .buffer_max = (size_t)c->buffer_mib << 20,
         .lag_limit_us = c->lag_limit_us,
-        .resolve = xen ? backend_restore_creates : spawn_copy,
+        .resolve = xen ? xen_copy_from : spawn_copy,
         .on_end = on_pair_end, .arg = sl,
     };
 }

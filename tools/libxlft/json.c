@@ -225,6 +225,39 @@ int xlft_json_get(const char *s, size_t n, const char *path,
     return 1;
 }
 
+int xlft_json_next(const struct xlft_json *c, const char **pos,
+                   struct xlft_json *key, struct xlft_json *val)
+{
+    const char *end = c->p + c->n, *p, *q;
+    bool obj = c->type == XLFT_JSON_OBJECT;
+
+    if (!obj && c->type != XLFT_JSON_ARRAY)
+        return 0;
+    /* c->p is at the opening bracket, *pos past the previous value. */
+    p = ws(*pos ? *pos : c->p + 1, end);
+    if (*pos) {
+        if (p >= end || *p != ',')
+            return 0;
+        p = ws(p + 1, end);
+    }
+    if (obj) {
+        if (p >= end || *p != '"' || !(q = skip_string(p, end)))
+            return 0;
+        if (key)
+            set(key, p, q);
+        p = ws(q, end);
+        if (p >= end || *p != ':')
+            return 0;
+        p = ws(p + 1, end);
+    }
+    q = skip(p, end, 0);
+    if (!q)
+        return 0;
+    set(val, p, q);
+    *pos = q;
+    return 1;
+}
+
 static int hexval(char c)
 {
     if (c >= '0' && c <= '9')

@@ -37,6 +37,14 @@ int xlft_json_check(const char *s, size_t n);
 int xlft_json_get(const char *s, size_t n, const char *path,
                   struct xlft_json *v);
 
+/*
+ * The members of a checked object or the items of an array, in order:
+ * '*pos' NULL to start; 1 with the next in 'val' (and an object's
+ * member name in 'key', as a string value), 0 at the end.
+ */
+int xlft_json_next(const struct xlft_json *c, const char **pos,
+                   struct xlft_json *key, struct xlft_json *val);
+
 /* A string value, unescaped and NUL-terminated: 0, or -EBADMSG for a
  * non-string, a NUL or a non-ASCII escape, -EMSGSIZE if it does not fit
  * (then 'out' holds as much as fits). */

@@ -26,6 +26,7 @@
 #include <xentoollog.h>
 
 #include "xlft_copy.h"
+#include "xlft_xen_config_allow.h"
 #include "xlft_xen_copy.h"
 
 struct watchdog {
@@ -319,8 +320,60 @@ static int own_name(libxl_ctx *ctx, libxl_domain_config *cfg, char *err,
     return 0;
 }
 
-int xlft_xen_copy_recv(int fd, const char *peer, uint32_t *domid, char *err,
-                       size_t errlen)
+/* The peer's configuration against this host's, both as libxl's JSON. */
+static int allowed(const char *peer_json, const char *local, uint32_t domid,
+                   const char *peer, char *err, size_t errlen)
+{
+    char why[400];
+    int rc;
+
+    rc = xlft_xen_config_allowed(peer_json, strlen(peer_json), local,
+                                 strlen(local), why, sizeof(why));
+    if (rc)
+        snprintf(err, errlen, "copy of domain %u from %s: %s", domid, peer,
+                 why);
+    return rc;
+}
+
+/*
+ * Both configurations as libxl reads them, written out again by libxl:
+ * what is compared is then what the restore would use, whatever the
+ * peer's spelling (member names, duplicates, a second guest type).
+ */
+static int allowed_by_libxl(libxl_ctx *ctx, libxl_domain_config *cfg,
+                            const char *local, uint32_t domid,
+                            const char *peer, char *err, size_t errlen)
+{
+    libxl_domain_config here;
+    char *pj = NULL, *lj = NULL;
+    int rc;
+
+    libxl_domain_config_init(&here);
+    if (libxl_domain_config_from_json(ctx, &here, local)) {
+        snprintf(err, errlen, "copy of domain %u from %s: this host's "
+                 "configuration of the guest is not libxl's JSON", domid,
+                 peer);
+        rc = -EINVAL;
+        goto out;
+    }
+    pj = libxl_domain_config_to_json(ctx, cfg);
+    lj = libxl_domain_config_to_json(ctx, &here);
+    if (!pj || !lj) {
+        snprintf(err, errlen, "copy of domain %u from %s: libxl cannot "
+                 "write a configuration as JSON", domid, peer);
+        rc = -ENOMEM;
+        goto out;
+    }
+    rc = allowed(pj, lj, domid, peer, err, errlen);
+out:
+    free(pj);
+    free(lj);
+    libxl_domain_config_dispose(&here);
+    return rc;
+}
+
+int xlft_xen_copy_recv(int fd, const char *peer, const char *local,
+                       uint32_t *domid, char *err, size_t errlen)
 {
     uint8_t hdr[XLFT_COPY_HDR_SIZE], *json = NULL;
     libxl_domain_restore_params params;
@@ -360,7 +413,9 @@ int xlft_xen_copy_recv(int fd, const char *peer, uint32_t *domid, char *err,
         free(json);
         return rc;
     }
-    if ((rc = xlft_copy_config_check(json, h.config_len, err, errlen))) {
+    if ((rc = xlft_copy_config_check(json, h.config_len, err, errlen)) ||
+        (rc = allowed((const char *)json, local, h.domid, peer, err,
+                      errlen))) {
         free(json);
         return rc;
     }
@@ -377,6 +432,9 @@ int xlft_xen_copy_recv(int fd, const char *peer, uint32_t *domid, char *err,
         rc = -EPROTO;
         goto out;
     }
+    rc = allowed_by_libxl(l.ctx, &cfg, local, h.domid, peer, err, errlen);
+    if (rc)
+        goto out;
     cfg.c_info.domid = INVALID_DOMID;
     rc = own_name(l.ctx, &cfg, err, errlen);
     if (rc)

@@ -25,8 +25,10 @@ lab_put tests/xlft-xen guests/idle.bin
 lab --hosts 2 --timeout 400 -- '
 x=/xenft/xlft-xen
 if [ "$XENLAB_HOST" = 2 ]; then
+    . /xenft/dom0.sh
+    idle_cfg 100
     for port in 8003 8004 8005 8006; do
-        $x copy-recv $port > /tmp/recv$port.log 2>&1 &
+        $x copy-recv $port /tmp/idle.cfg > /tmp/recv$port.log 2>&1 &
         eval "pid$port=\$!"
     done
     n=0

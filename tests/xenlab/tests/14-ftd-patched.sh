@@ -29,7 +29,7 @@ mkdir -p /tmp/arb
 opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
 opts="$opts --timeout 600000"
 timeout -k 5 300 /xenft/ftd secondary $opts --host-name hostB \
-    --listen 127.0.0.1:7801 \
+    --listen 127.0.0.1:7801 --xen-config /tmp/idle.cfg \
     > /tmp/s.log 2>&1 &
 sec=$!
 n=0

@@ -38,10 +38,14 @@ int xlft_xen_copy_send(uint32_t domid, int fd, const char *peer,
 
 /*
  * Create the copy that 'fd' carries, paused, into '*domid', under the
- * guest's name, or with XLFT_COPY_SUFFIX if a domain here has it.  On
- * failure nothing is left behind: a half-restored domain is destroyed.
+ * guest's name, or with XLFT_COPY_SUFFIX if a domain here has it.
+ * 'local' is this host's configuration of the guest (libxl JSON,
+ * xlft_xen_local.h): a peer's configuration that differs from it in
+ * anything that runs or opens something in dom0 is refused (-EPERM,
+ * xlft_xen_config_allow.h) before anything is made.  On failure nothing
+ * is left behind: a half-restored domain is destroyed.
  */
-int xlft_xen_copy_recv(int fd, const char *peer, uint32_t *domid, char *err,
-                       size_t errlen);
+int xlft_xen_copy_recv(int fd, const char *peer, const char *local,
+                       uint32_t *domid, char *err, size_t errlen);
 
 #endif /* XLFT_XEN_COPY_H */
