@@ -68,8 +68,7 @@ static void handshake(struct xlft_session *i, struct xlft_session *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct xlft_session_cfg cfg = {
-        .key = key, .enc = XLFT_ENC_DISABLED, .domid = 4,
-        .pair_id = 0xfedcba9876543210ull,
+        .key = key, .enc = XLFT_ENC_DISABLED, .domid = 4, .pair = "vm1",
     };
     struct xlft_session *i, *r;
     uint64_t seq = 2;           /* after HELLO and the initiator's ACK */
@@ -82,9 +81,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fix = data[0] & 1;
     cfg.initiator = true;
     cfg.role = XLFT_ROLE_PRIMARY;
+    cfg.host = "hostA";
     CHECK(xlft_session_new(&i, &cfg, NULL, 0) == 0);
     cfg.initiator = false;
     cfg.role = XLFT_ROLE_SECONDARY;
+    cfg.host = "hostB";
     CHECK(xlft_session_new(&r, &cfg, NULL, 0) == 0);
     handshake(i, r);
 
@@ -104,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(frame, data + off, len);
         if (fix && len >= XLFT_HDR_SIZE) {
             memcpy(frame, "XFTC", 4);
-            frame[4] = 1;
+            frame[4] = XLFT_WIRE_VERSION_MAX;
             xlft_put16(frame + 6, 0);
             xlft_put32(frame + 8, (uint32_t)(len - XLFT_HDR_SIZE));
             xlft_put64(frame + 12, seq);
