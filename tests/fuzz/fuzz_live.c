@@ -23,13 +23,8 @@
 #include "../../tools/libxlft/bytes.h"
 #include "xlft_crypto.h"
 
-#define CHECK(cond) do {                                                \
-    if (!(cond)) {                                                      \
-        fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__,    \
-                __LINE__, #cond);                                       \
-        abort();                                                        \
-    }                                                                   \
-} while (0)
+#define TEST_NAME "fuzz_live"
+#include "testutil.h"
 
 static const uint8_t key[XLFT_KEY_SIZE] = { 0x6c, 0x69, 0x76, 0x65 };
 static uint8_t frame[XLFT_FRAME_MAX];

@@ -25,13 +25,8 @@
 
 #include "ftvm.h"
 
-#define CHECK(cond) do {                                                \
-    if (!(cond)) {                                                      \
-        fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__,    \
-                __LINE__, #cond);                                       \
-        abort();                                                        \
-    }                                                                   \
-} while (0)
+#define TEST_NAME "fuzz_snapshot"
+#include "testutil.h"
 
 #define RAM_MIB 8u
 #define RUN_INSNS 50000u
