@@ -422,7 +422,6 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all $(INCLUDES) -Itests/lib \
               -DTESTUTIL_ABORT
-FUZZ_EXTRA_fuzz_ctl := hvm/ftvm/ctlmsg.c
 FUZZ_EXTRA_fuzz_sync := tools/ftd/sync_hdr.c
 $(BUILD)/fuzz/fuzz_sync: tools/ftd/sync_hdr.c tools/ftd/sync_hdr.h
 # fuzz_ftvm runs the whole software HVM on its inputs.
@@ -503,7 +502,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a \
 		$(DESTDIR)$(PREFIX)/lib/
-	install -m 644 hvm/core/*.h hvm/ftvm/ftvm_ctl.h tools/libxlft/include/*.h \
+	install -m 644 hvm/core/*.h tools/libxlft/include/*.h \
 		$(DESTDIR)$(PREFIX)/include/xenft/
 	install -m 644 $(GUESTS:%=$(BUILD)/guests/%.bin) \
 		$(DESTDIR)$(PREFIX)/share/xenft/guests/
