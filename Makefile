@@ -31,7 +31,7 @@ CORE_FREESTANDING := -ffreestanding -nostdlib -fno-builtin -fno-pic \
 TOOL_STD    := -std=gnu11
 WARN        := -Wall -Wextra -Werror
 INCLUDES    := -Ihvm/core -Ihvm/ftvm -Itools/libxlft/include
-TEST_INCLUDES := -Itests/lib -Ihvm/ftvm
+TEST_INCLUDES := -Itests/lib -Ihvm/ftvm -Itools/libxlft -Itools/ftd
 
 CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
@@ -420,7 +420,7 @@ check-xen-patches:
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 # TESTUTIL_ABORT: a failed CHECK is a crash, whose input libFuzzer keeps.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all $(INCLUDES) -Itests/lib \
+              -fno-sanitize-recover=all $(INCLUDES) $(TEST_INCLUDES) \
               -DTESTUTIL_ABORT
 FUZZ_EXTRA_fuzz_sync := tools/ftd/sync_hdr.c
 $(BUILD)/fuzz/fuzz_sync: tools/ftd/sync_hdr.c tools/ftd/sync_hdr.h
@@ -446,7 +446,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 # recorded runs, kept as they are.
 fuzz-corpus:
 	@mkdir -p $(BUILD)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib tests/fuzz/mkcorpus.c \
+	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) $(TEST_INCLUDES) tests/fuzz/mkcorpus.c \
 		$(CORE_SRC) $(XLFT_SRC) tools/ftd/sync_hdr.c -o $(BUILD)/mkcorpus \
 		$(LIBS)
 	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \

@@ -32,13 +32,13 @@
 #include "ft_log.h"
 #include "ft_recorder.h"
 #include "ft_ring.h"
+#include "sync_hdr.h"
+#include "xencfg.h"
 #include "xlft_frame.h"
 #include "xlft_ftvm_ctl.h"
 #include "xlft_logfile.h"
 #define TEST_NAME "mkcorpus"
 #include "testutil.h"
-#include "../lib/xencfg.h"
-#include "../../tools/ftd/sync_hdr.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
 #ifndef FT_RING_MEM_SIZE
