@@ -7,6 +7,9 @@
  * of the sizes and of the index it owns, so nothing the other side
  * writes into the shared header can make this side access memory
  * outside the ring.
+ *
+ * Exported to dom0: ftd consumes the record ring and produces the
+ * replay ring, libxlft attaches to both.
  */
 #ifndef FT_RING_H
 #define FT_RING_H
