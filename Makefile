@@ -536,7 +536,8 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a \
 		$(DESTDIR)$(PREFIX)/lib/
-	install -m 644 hvm/core/*.h tools/libxlft/include/*.h \
+	@# Public headers only: libxlft's, and hvm/core's exported to dom0.
+	install -m 644 $(CORE_EXPORT:%=hvm/core/%) tools/libxlft/include/*.h \
 		$(DESTDIR)$(PREFIX)/include/xenft/
 	install -m 644 $(GUESTS:%=$(BUILD)/guests/%.bin) \
 		$(DESTDIR)$(PREFIX)/share/xenft/guests/
