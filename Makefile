@@ -87,7 +87,7 @@ san_LDFLAGS := -fsanitize=address,undefined
         soak demo \
         check-ftvm check-channel check-ftd check-netgate \
         check-freestanding check-fuzz fuzz-corpus bench install clean \
-        check-xen-patches check-lib check-install
+        check-xen-patches check-lib check-install check-layers
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
@@ -278,7 +278,7 @@ RUN := sh tests/lib/run-check.sh run $(CHECK_DIR)
 CHECK_GOALS := check check-lib check-unit check-san check-ftvm check-ftd \
                check-netgate check-faults soak-faults check-channel \
                check-freestanding check-fuzz check-xen-patches soak \
-               check-install
+               check-install check-layers
 ifneq ($(filter $(CHECK_GOALS),$(MAKECMDGOALS)),)
 _ := $(shell rm -rf $(CHECK_DIR))
 endif
@@ -292,7 +292,8 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 check: all check-lib check-freestanding check-unit check-san \
        check-ftvm check-ftd check-netgate check-faults \
-       check-channel check-fuzz check-xen-patches check-install
+       check-channel check-fuzz check-xen-patches check-install \
+       check-layers
 	@sh tests/lib/run-check.sh summary $(CHECK_DIR)
 
 # The runner itself: a failure must fail the summary.
@@ -444,6 +445,16 @@ $(BUILD)/freestanding/i386/%.o: hvm/core/%.c $(wildcard hvm/core/*.h)
 check-freestanding: $(FREE_OBJ)
 	@$(RUN) freestanding/core sh tests/check-freestanding.sh $(FREE_OBJ)
 	$(call summary,freestanding)
+
+# The layers hold (tests/layers): with each layer's compiler and flags,
+# a probe including a header the layer may not use fails to compile,
+# one including what it may compiles.
+LAYER_CC = $(CC) $(if $(filter hvm/core,$(1)),$(CORE_STD),$(TOOL_STD)) \
+           $(WARN) $(INC_$(1))
+check-layers: $(CORE_EXPORTED)
+	@$(RUN) layers/includes sh tests/layers/check.sh \
+		$(foreach l,$(LAYERS),"$(l):$(strip $(call LAYER_CC,$(l)))")
+	$(call summary,layers)
 
 # xen-patches/ without a Xen tree (xen-patches/verify.sh builds with one).
 check-xen-patches:
