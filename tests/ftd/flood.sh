@@ -17,13 +17,8 @@ set -u
 
 build=${1:?usage: flood.sh BUILD}
 NAME=flood
-. "$(dirname "$0")/../ftvm/lib.sh"
-
-ftd=$build/bin/ftd
-xlft=$build/bin/xl-ft
-dom0=$build/tests/ftvm-dom0
+. "$(dirname "$0")/lib.sh"
 flood=$build/tests/ftd-flood
-. "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "f" 10.83.0
 c=xenft-fc-$$
 ip netns add "$c" || { bad "cannot make namespace $c"; finish; exit 1; }
@@ -40,7 +35,6 @@ for l in "$c ca" "$c cb" "$a ac" "$b bc" "$c lo"; do
     ip -n "$1" link set "$2" up
 done
 
-. "$(dirname "$0")/../lib/ftd.sh"
 # Listening on every address: c reaches each host on a link of its own.
 services_up "[guest vm1]
 peers = @peer@

@@ -29,18 +29,12 @@ set -u
 
 build=${1:?usage: status.sh BUILD}
 NAME=status
-. "$(dirname "$0")/../ftvm/lib.sh"
-
-ftd=$build/bin/ftd
-xlft=$build/bin/xl-ft
-dom0=$build/tests/ftvm-dom0
+. "$(dirname "$0")/lib.sh"
 check=$(dirname "$0")/promcheck.py
-. "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "t" 10.79.2
 command -v python3 >/dev/null || skip "needs python3 (tools/deps.sh check)"
 
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-chmod 600 "$work/key"
+newkey "$work/key"
 mkdir -p "$work/arb"
 mkdir -m 0700 "$work/runA" "$work/runB"
 for h in A B; do
