@@ -230,7 +230,7 @@ $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 
 # The unit tests also take ftvm's device models and ftd's decoders that
 # stand alone.
-UNIT_FTVM := hvm/ftvm/pic.c tools/ftd/sync_hdr.c
+UNIT_FTVM := hvm/ftvm/pic.c tools/ftd/sync_hdr.c tools/ftd/pair_meter.c
 $(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ) \
                            $(UNIT_FTVM:%.c=$(BUILD)/obj/rel/%.o)
 	@mkdir -p $(@D)

@@ -126,13 +126,12 @@ for l in "$A lanA" "$U lanU"; do
     ip -n ${l% *} link set ${l#* } master br0 up
     ip -n ${l% *} link set br0 up
 done
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-chmod 600 "$work/key"
 
 # inns NS NAME CMD... (tests/lib/ftd.sh), bounded by 300 s here.
 NSRUN_SECONDS=300
 . "$here/../lib/hosts.sh"
 . "$here/../lib/ftd.sh"
+newkey "$work/key"
 inns_pids=
 # reap NS...: kill every process of those hosts and wait for them.
 reap() {

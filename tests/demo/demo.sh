@@ -129,8 +129,7 @@ fault_tolerance() {
     ip -n "$B" addr add 10.77.0.2/24 dev ftB
     ip -n "$A" link set ftA up
     ip -n "$B" link set ftB up
-    head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/ft.key"
-    chmod 600 "$work/ft.key"
+    newkey "$work/ft.key"
     mkdir "$work/arbiter"
     truncate -s 4M "$work/shared.img"
 

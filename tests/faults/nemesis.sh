@@ -130,8 +130,7 @@ up() {
     mkdir -m 0700 "$work/runA" "$work/runB"
     mount -t tmpfs -o size=2m xenft-faults "$work/disk" || return 1
     truncate -s 1M "$work/disk/kv.img"
-    head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-    chmod 600 "$work/key"
+    newkey "$work/key"
 }
 
 etcd_start() {

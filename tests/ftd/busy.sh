@@ -37,15 +37,9 @@ set -u
 
 build=${1:?usage: busy.sh BUILD}
 NAME=busy
-. "$(dirname "$0")/../ftvm/lib.sh"
-
-ftd=$build/bin/ftd
-xlft=$build/bin/xl-ft
-dom0=$build/tests/ftvm-dom0
+. "$(dirname "$0")/lib.sh"
 client=$build/tests/ftd-ctl-client
-. "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "b" 10.76.0
-. "$(dirname "$0")/../lib/ftd.sh"
 
 # 10.76.0.3 is silent: A sends its frames to a MAC that nobody has, so
 # they are dropped unseen (no ARP failure, no reset, no ICMP).

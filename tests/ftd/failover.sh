@@ -28,18 +28,12 @@ set -u
 
 build=${1:?usage: failover.sh BUILD}
 NAME=failover
-. "$(dirname "$0")/../ftvm/lib.sh"
-
-ftd=$build/bin/ftd
-dom0=$build/tests/ftvm-dom0
-. "$(dirname "$0")/../lib/hosts.sh"
+. "$(dirname "$0")/lib.sh"
 hosts_up "" 10.77.0
 arbiter_up 10.77.9
-. "$(dirname "$0")/../lib/ftd.sh"
 
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/other.key"
-chmod 600 "$work/key" "$work/other.key"
+newkey "$work/key"
+newkey "$work/other.key"
 
 # pair ROUND [SECONDARY-KEY [LAG-LIMIT-US]]: guests and ftds on both
 # hosts, protected.

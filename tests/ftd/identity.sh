@@ -21,12 +21,7 @@ set -u
 
 build=${1:?usage: identity.sh BUILD}
 NAME=identity
-. "$(dirname "$0")/../ftvm/lib.sh"
-
-ftd=$build/bin/ftd
-xlft=$build/bin/xl-ft
-dom0=$build/tests/ftvm-dom0
-. "$(dirname "$0")/../lib/hosts.sh"
+. "$(dirname "$0")/lib.sh"
 hosts_up "i" 10.73.0
 # A's hosts file (its namespace's, in /etc/netns/NS/, removed at the
 # end) names B's address hostB.
@@ -35,9 +30,6 @@ mkdir -p "$etcns"
 trap 'rm -rf "$etcns"; rmdir /etc/netns 2>/dev/null; hosts_down' EXIT
 printf '127.0.0.1 localhost\n10.73.0.2 hostB\n' >"$etcns/hosts"
 
-newkey() {
-    (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1")
-}
 newkey "$work/key"
 newkey "$work/A.vm3.key"
 cp -p "$work/A.vm3.key" "$work/B.vm3.key"

@@ -29,16 +29,10 @@ set -u
 
 build=${1:?usage: regress.sh BUILD}
 NAME=regress
-. "$(dirname "$0")/../ftvm/lib.sh"
-
-ftd=$build/bin/ftd
-dom0=$build/tests/ftvm-dom0
-. "$(dirname "$0")/../lib/hosts.sh"
+. "$(dirname "$0")/lib.sh"
 hosts_up "r" 10.81.0
-. "$(dirname "$0")/../lib/ftd.sh"
 
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-chmod 600 "$work/key"
+newkey "$work/key"
 
 # pair ROUND GUEST-ARGS SECONDARY-ARGS [FTD-SECONDARY-ARGS [HOOK]]: a
 # guest on host a protected by a secondary on host b (HOOK run just

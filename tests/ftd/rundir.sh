@@ -26,17 +26,10 @@ set -u
 
 build=${1:?usage: rundir.sh BUILD}
 NAME=rundir
-. "$(dirname "$0")/../ftvm/lib.sh"
-
-ftd=$build/bin/ftd
-xlft=$build/bin/xl-ft
-dom0=$build/tests/ftvm-dom0
-. "$(dirname "$0")/../lib/hosts.sh"
+. "$(dirname "$0")/lib.sh"
 hosts_up "r" 10.75.0
-. "$(dirname "$0")/../lib/ftd.sh"
 
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-chmod 600 "$work/key"
+newkey "$work/key"
 mkdir -p "$work/arb"
 
 # refused WHAT RUN-DIR TEXT: ftd on A with that run-dir exits 1 at once,

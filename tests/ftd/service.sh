@@ -27,15 +27,9 @@ set -u
 
 build=${1:?usage: service.sh BUILD}
 NAME=service
-. "$(dirname "$0")/../ftvm/lib.sh"
-
-ftd=$build/bin/ftd
-xlft=$build/bin/xl-ft
-dom0=$build/tests/ftvm-dom0
-. "$(dirname "$0")/../lib/hosts.sh"
+. "$(dirname "$0")/lib.sh"
 hosts_up "s" 10.79.0
 arbiter_up 10.79.9
-. "$(dirname "$0")/../lib/ftd.sh"
 
 only_A="
 # B has none: refused there

@@ -20,6 +20,7 @@
 #   - after ft-failover, B's copy went live (its JSON says so, and that
 #     the arbiter's holder is B; B's metrics count it) and protects the
 #     guest again with a new generation;
+#   - the outputs vm3's gate holds on A, counted (none on B);
 #   - a schema version ftd does not speak, an unknown guest and a bad
 #     metrics-file are refused, saying what is wrong;
 #   - a guest reading its disk (vm3): the bandwidth the sizing rule
@@ -29,18 +30,12 @@ set -u
 
 build=${1:?usage: status.sh BUILD}
 NAME=status
-. "$(dirname "$0")/../ftvm/lib.sh"
-
-ftd=$build/bin/ftd
-xlft=$build/bin/xl-ft
-dom0=$build/tests/ftvm-dom0
+. "$(dirname "$0")/lib.sh"
 check=$(dirname "$0")/promcheck.py
-. "$(dirname "$0")/../lib/hosts.sh"
 hosts_up "t" 10.79.2
 command -v python3 >/dev/null || skip "needs python3 (tools/deps.sh check)"
 
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-chmod 600 "$work/key"
+newkey "$work/key"
 mkdir -p "$work/arb"
 mkdir -m 0700 "$work/runA" "$work/runB"
 for h in A B; do
@@ -143,7 +138,7 @@ until_true 200 json_ready
 xb ft-status --json vm1 >"$work/b.json"
 gen=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))
     ["pairs"][0]["generation"])' "$work/a.json" 2>/dev/null)
-if py "$work/a.json" 'd["version"] == 1' 'd["host"] == "hostA"' \
+if py "$work/a.json" 'd["version"] == 2' 'd["host"] == "hostA"' \
       'isinstance(d["time"], float)' 'p["name"] == "vm1"' \
       'p["peer"] == "10.79.2.2"' 'p["state"] == "protected"' \
       'isinstance(p["generation"], int) and p["generation"] > 0' \
@@ -152,13 +147,14 @@ if py "$work/a.json" 'd["version"] == 1' 'd["host"] == "hostA"' \
       'isinstance(p["ack_rtt_us"], int)' \
       'p["records_sent"] >= p["records_acked"] > 0' \
       'p["records_unacked"] == p["records_sent"] - p["records_acked"]' \
-      'p["held_outputs"] is None' 'p["copy"] is None' \
+      'isinstance(p["held_outputs"], int)' 'p["copy"] is None' \
       'p["arbiter_holder"] is None' 'p["went_live"] is False' \
       'p["end_reason"] is None' 2>"$work/x" &&
    py "$work/b.json" 'd["host"] == "hostB"' 's["name"] == "vm1"' \
       's["state"] == "protected"' 's["peer"] == "10.79.2.1"' \
       "s[\"generation\"] == $gen" 's["records_held"] > 0' \
-      's["lag_us"] is None' 's["records_sent"] is None' 2>>"$work/x"; then
+      's["lag_us"] is None' 's["records_sent"] is None' \
+      's["held_outputs"] is None' 2>>"$work/x"; then
     ok "ft-status --json: both hosts say protected, generation $gen, \
 $(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["pairs"][0]
 print("lag", p["lag_us"], "us,", p["records_per_s"], "records/s,",
@@ -225,6 +221,8 @@ if until_true 100 metrics_ready "$work/A.prom" "$work/a.m" 10.79.2.2 \
    grep -q '^xenft_lag_seconds{guest="vm1",.*role="primary"} [0-9.e-]*$' \
        "$work/a.m" &&
    grep -q '^xenft_ack_rtt_seconds{guest="vm1"' "$work/a.m" &&
+   grep -q '^xenft_held_outputs{guest="vm1",.*role="primary"} [0-9]*$' \
+       "$work/a.m" && ! grep -q '^xenft_held_outputs{' "$work/b.m" &&
    grep -q '^xenft_failovers_total{guest="vm1"} 0$' "$work/b.m" &&
    grep -q '^xenft_divergences_total{guest="vm1"} 0$' "$work/b.m"; then
     ok "metrics files parse (A: $(wc -l <"$work/a.m") samples); state, \
@@ -285,13 +283,16 @@ s.connect(sys.argv[1])
 s.sendall(sys.argv[2].encode() + b"\n")
 print(s.makefile().read(), end="")' "$work/runA/ftd.sock" "$1"
 }
-if ask "status-json 2" | grep -q "^error: status schema version '2' is \
-not spoken here: this ftd speaks version 1$"; then
-    ok "a status schema ftd does not speak is refused: $(ask \
-'status-json 2')"
-else
-    bad "status-json 2: $(ask 'status-json 2')"
-fi
+# Version 1 (held_outputs always null) is an older xl-ft's.
+for v in 1 3; do
+    if ask "status-json $v" | grep -q "^error: status schema version '$v' \
+is not spoken here: this ftd speaks version 2$"; then
+        ok "a status schema ftd does not speak is refused: $(ask \
+"status-json $v")"
+    else
+        bad "status-json $v: $(ask "status-json $v")"
+    fi
+done
 if ! xa ft-status --json ghost >"$work/x" 2>"$work/y" &&
    [ ! -s "$work/x" ] &&
    grep -q "no pair for ghost on this host" "$work/y"; then
@@ -364,6 +365,25 @@ print("log %.3f Mbit/s measured, %.3f predicted (reads x 1.2); DMA %d of"
                          p["dma_bytes"], p["log_bytes"]))' "$work/a3.json")"
 else
     bad "predicted bandwidth: $(cat "$work/x" "$work/a3.json")"
+fi
+
+# 9. The outputs the gate holds: vm3's disk writes wait on A until B
+# acknowledges the log that holds them, so a sample of A's status finds
+# some held, never more than the records unacknowledged (an output is a
+# record), and B's status has none to hold.
+some_held() {
+    xa ft-status --json vm3 >"$work/h.json" &&
+    py "$work/h.json" 'p["state"] == "protected"' \
+        '0 < p["held_outputs"] <= p["records_unacked"]'
+}
+if until_true 200 some_held && xb ft-status --json vm3 >"$work/h2.json" &&
+   py "$work/h2.json" 's["held_outputs"] is None' 2>"$work/x"; then
+    ok "held outputs: $(python3 -c 'import json,sys
+p = json.load(open(sys.argv[1]))["pairs"][0]
+print("%d of vm3'"'"'s writes held on A, %d records unacknowledged"
+      % (p["held_outputs"], p["records_unacked"]))' "$work/h.json")"
+else
+    bad "held outputs: $(cat "$work/x" "$work/h.json")"
 fi
 
 finish

@@ -94,8 +94,7 @@ else
 fi
 # The init script run for real, its paths moved into $work: start,
 # status, stop, status.
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-chmod 600 "$work/key"
+newkey "$work/key"
 mkdir -m 0700 "$work/run"
 mkdir "$work/arb"
 printf 'listen = 127.0.0.1:0\nkey = %s\narbiter = file:%s\nrun-dir = %s\n' \

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # ftd.sh - running ftd and ftvm on test hosts; sourced after hosts.sh,
-# with $work and $dom0 (build/tests/ftvm-dom0) set.
+# with $work and $build set ($ftd, $xlft and $dom0 default to build's).
 #   inns NS NAME CMD...   CMD in namespace NS, in the background, bounded
 #                         (nsrun); its output in $work/NAME.out and .err,
 #                         its exit status in $work/NAME.rc; its pid added
@@ -31,6 +31,10 @@
 #   serve_a NAME ARGS...  `ftvm serve ARGS` of guest NAME on A, at the
 #                         control socket where A's ftd finds it, until it
 #                         answers
+
+ftd=${ftd:-$build/bin/ftd}
+xlft=${xlft:-$build/bin/xl-ft}
+dom0=${dom0:-$build/tests/ftvm-dom0}
 
 inns() {
     ns=$1 n=$2
@@ -79,8 +83,7 @@ EOF
 }
 
 services_up() {
-    head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/key"
-    chmod 600 "$work/key"
+    newkey "$work/key"
     mkdir -p "$work/arb"
     mkdir -p -m 0700 "$work/runA" "$work/runB"   # as ftd wants its run-dir
     ftconf A "$work/runA" "$1" ${2:+"$2"}

@@ -13,6 +13,7 @@
 #                         CMD exits with STATUS and says PATTERN (grep)
 #                         on stdout or stderr: ok, else bad; its output
 #                         in $work/expect.out and .err
+#   newkey FILE           a fresh 32-byte key in hex, mode 0600
 # Sourced again (through hosts.sh), the counts stand.
 passed=${passed:-0}
 failed=${failed:-0}
@@ -67,4 +68,9 @@ expect() {
     else
         ok "$what ($(cut -c1-150 "$said" | head -n 1))"
     fi
+}
+
+newkey() {
+    (umask 077
+     head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1")
 }

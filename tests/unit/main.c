@@ -35,6 +35,7 @@ int main(void)
     register_xen_allow_tests();
     register_xen_local_tests();
     register_sync_hdr_tests();
+    register_meter_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

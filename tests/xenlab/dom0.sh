@@ -100,3 +100,53 @@ ticks() {
     done
     echo "ticking: $1 lines"
 }
+
+# waiting SECONDS WHAT CMD...: CMD every 0.1 s until it succeeds, at most
+# SECONDS; else says "no WHAT after SECONDS s" and exits 1.
+waiting() {
+    w_left=$(($1 * 10)) w_what=$2
+    shift 2
+    until "$@" >/dev/null 2>&1; do
+        w_left=$((w_left - 1))
+        if [ $w_left -le 0 ]; then
+            echo "no $w_what after $1 s"
+            exit 1
+        fi
+        sleep 0.1
+    done
+}
+
+# peer_ready: wait (at most 120 s) until the other host says "ready" on
+# its port 8001.
+peer_ready() {
+    waiting 120 "ready from $XENLAB_PEER" peer_said_ready
+}
+peer_said_ready() {
+    [ "$(socat -u TCP:$XENLAB_PEER:8001 - 2>/dev/null)" = ready ]
+}
+
+# ft_setup: a fresh key in /tmp/ft.key, the arbiter's directory
+# /tmp/arb, and in $opts the options of ftd for pair idle on Xen.
+ft_setup() {
+    (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
+    mkdir -p /tmp/arb
+    opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
+}
+
+# ft_secondary SECONDS [OPTION...]: ftd, the Xen secondary of idle
+# (hostB, at 127.0.0.1:7801, its copy as /tmp/idle.cfg allows) with
+# $opts and OPTIONs, bounded by SECONDS; its output in /tmp/s.log, its
+# pid in $sec; until it listens (10 s), else its log and exit 1.
+ft_secondary() {
+    s_bound=$1
+    shift
+    timeout -k 5 "$s_bound" /xenft/ftd secondary $opts "$@" \
+        --host-name hostB --listen 127.0.0.1:7801 \
+        --xen-config /tmp/idle.cfg > /tmp/s.log 2>&1 &
+    sec=$!
+    if ! (waiting 10 "secondary listening" grep -q "listening on" \
+            /tmp/s.log); then
+        cat /tmp/s.log
+        exit 1
+    fi
+}

@@ -160,8 +160,8 @@ static void family(FILE *f, const char *name, const char *type,
     fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-enum fig { F_LAG, F_LOG_BPS, F_PRED_BPS, F_RTT, F_UNACKED, F_RECORDS,
-           F_LOG_BYTES, F_GEN };
+enum fig { F_LAG, F_LOG_BPS, F_PRED_BPS, F_RTT, F_UNACKED, F_HELD_OUTPUTS,
+           F_RECORDS, F_LOG_BYTES, F_GEN };
 
 /* A figure of the row; false if it is not known. */
 static bool figure(const struct row *r, enum fig which, double *v)
@@ -187,6 +187,9 @@ static bool figure(const struct row *r, enum fig which, double *v)
     case F_UNACKED:
         *v = (double)(st->sent - st->acked);
         return primary;
+    case F_HELD_OUTPUTS:
+        *v = (double)st->held_outputs;
+        return st->have_held_outputs;
     case F_RECORDS:
         *v = (double)(primary ? st->sent : st->held);
         return true;
@@ -203,7 +206,8 @@ static bool figure(const struct row *r, enum fig which, double *v)
 /* Counts and generations in full: %g would round them. */
 static bool integral(enum fig which)
 {
-    return which == F_UNACKED || which == F_RECORDS ||
+    return which == F_UNACKED || which == F_HELD_OUTPUTS ||
+           which == F_RECORDS ||
            which == F_LOG_BYTES || which == F_GEN;
 }
 
@@ -240,6 +244,9 @@ static void write_all(struct metrics *m, FILE *f)
         { "xenft_unacked_records", "gauge", "Records sent and not yet "
           "acknowledged: the outputs the gate holds wait on them.",
           F_UNACKED },
+        { "xenft_held_outputs", "gauge", "Outputs (frames, disk writes, "
+          "console writes) in the log sent and not yet acknowledged, which "
+          "the guest's gate holds (primary only).", F_HELD_OUTPUTS },
         { "xenft_records_total", "counter", "Records sent (primary) or "
           "held (secondary) by this pair.", F_RECORDS },
         { "xenft_log_bytes_total", "counter", "Log bytes sent or received "

@@ -179,7 +179,7 @@ void primary_pump(struct pair *p)
             return;
         }
         p->sent += p->batch_nrec;
-        pair_meter_log(&p->meter, p->batch, p->batch_len);
+        pair_meter_log(&p->meter, p->batch, p->batch_len, p->sent);
         p->batch_len = 0;
         xlft_lag_produced(&p->lag, p->sent, now);
     }
@@ -196,6 +196,7 @@ void primary_on_ack(struct pair *p, const struct xlft_ack *a)
     }
     if (a->acked > p->acked) {
         p->acked = a->acked;
+        pair_meter_acked(&p->meter, a->acked);
         /* The guest's gate lets out what the secondary now holds. */
         ft_ring_set_ack(p->ring, a->acked);
         p->be->ring_notify(p->vm);

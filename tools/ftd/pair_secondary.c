@@ -229,7 +229,7 @@ void secondary_on_log(struct pair *p, const struct xlft_log *l)
         return;
     }
     memcpy(p->fifo + p->fifo_head + p->fifo_len, l->recs, l->len);
-    pair_meter_log(&p->meter, l->recs, l->len);
+    pair_meter_log(&p->meter, l->recs, l->len, 0);
     p->fifo_len += l->len;
     p->held += l->count;
     /* Held here: the primary may let out what these records cover. */

@@ -1,52 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * pair_stats.c - a pair's figures (pair_stats.h): rates taken once a
- * second from counters the engine keeps as frames go by, the ACK round
- * trip from the clock a LOG frame carries and its ACK echoes.
+ * second from the counters of its meter (pair_meter.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ft_log.h"
 #include "pair_impl.h"
 #include "pair_stats.h"
 
 /* The sizing rule's allowance over what the guest reads (README). */
 #define SIZING_FACTOR 1.2
-
-void pair_meter_log(struct pair_meter *m, const uint8_t *recs, uint32_t len)
-{
-    uint32_t off = 0;
-
-    m->log_bytes += len;
-    /* Only heads are decoded: no state is needed to know a DMA's size. */
-    while (off < len) {
-        struct ft_log_rec r;
-
-        if (ft_log_decode_head(NULL, recs + off, len - off, &r) <= 0)
-            return;
-        if (r.kind == FT_K_DMA)
-            m->dma_bytes += r.u.dma.len;
-        off += r.size;
-    }
-}
-
-void pair_meter_ack(struct pair_meter *m, uint64_t echo_ns, uint64_t now)
-{
-    uint64_t rtt;
-
-    if (!echo_ns || echo_ns > now)
-        return;                 /* no LOG frame answered yet */
-    rtt = now - echo_ns;
-    if (!m->have_rtt)
-        m->rtt_avg_ns = rtt;
-    else if (rtt >= m->rtt_avg_ns)
-        m->rtt_avg_ns += (rtt - m->rtt_avg_ns) / 8;
-    else
-        m->rtt_avg_ns -= (m->rtt_avg_ns - rtt) / 8;
-    m->have_rtt = true;
-}
 
 static uint64_t records(const struct pair *p)
 {
@@ -102,6 +67,13 @@ void pair_stats(const struct pair *p, struct pair_stats *st)
     st->ack_rtt_us = m->rtt_avg_ns / 1000;
     st->log_bytes = m->log_bytes;
     st->dma_bytes = m->dma_bytes;
+    /* The gate is closed only while a secondary is being made or holds
+     * the log; otherwise it has let everything out (or thrown it away,
+     * halted). */
+    st->have_held_outputs = primary;
+    if (!p->ended &&
+        (p->st == S_SYNC || p->st == S_PROTECTED || p->st == S_ARBITRATING))
+        st->held_outputs = m->outputs - m->outputs_acked;
     st->syncing = p->st == S_SYNC;
     st->sync_done = p->sync_off;
     st->sync_total = p->sync_total;

@@ -13,6 +13,8 @@
 
 struct pair;
 
+#define PAIR_OUT_MARKS 256
+
 /* Counted by the pair engine as frames go by; rates once a second. */
 struct pair_meter {
     uint64_t log_bytes;         /* LOG records sent or received */
@@ -21,6 +23,16 @@ struct pair_meter {
     uint64_t rtt_avg_ns;        /* a LOG frame to its ACK, 1/8 weight */
     bool have_rtt;
     bool diverged;              /* the copy's replay left the log */
+    /*
+     * Outputs the log sent holds (FT_K_OUTPUT records), and how many of
+     * them the secondary has acknowledged: each mark says how many the
+     * records up to its seq hold, for a frame with outputs not yet
+     * acknowledged, oldest first (primary).  Full, the newest mark moves
+     * up: an output then counts as held until a later ACK, never less.
+     */
+    uint64_t outputs, outputs_acked;
+    struct { uint64_t seq, outputs; } marks[PAIR_OUT_MARKS];
+    unsigned int mark_first, nmarks;
     /* The sample rates are taken against (pair_stats_sample). */
     uint64_t t_ns, recs0, bytes0, dma0;
     double rec_s, log_bps, dma_bps;     /* per second, over the last one */
@@ -42,14 +54,24 @@ struct pair_stats {
     bool have_rtt;
     uint64_t ack_rtt_us;
     uint64_t log_bytes, dma_bytes;
+    /* Primary: outputs in the log sent, not yet acknowledged, which the
+     * guest's gate holds (0 while the gate is open). */
+    bool have_held_outputs;
+    uint64_t held_outputs;
     bool syncing;               /* the copy is on its way */
     uint64_t sync_done, sync_total;     /* bytes; total 0: not known yet */
     bool went_live;             /* this host's copy took over */
     bool diverged;
 };
 
-/* A LOG frame's records sent or received ('recs', 'len' bytes). */
-void pair_meter_log(struct pair_meter *m, const uint8_t *recs, uint32_t len);
+/*
+ * A LOG frame's records sent or received ('recs', 'len' bytes); on the
+ * primary 'last' is the seq of its last record (0 on a secondary).
+ */
+void pair_meter_log(struct pair_meter *m, const uint8_t *recs, uint32_t len,
+                    uint64_t last);
+/* Primary: the secondary holds every record up to 'acked'. */
+void pair_meter_acked(struct pair_meter *m, uint64_t acked);
 /* An ACK echoing the clock of the LOG frame it answers. */
 void pair_meter_ack(struct pair_meter *m, uint64_t echo_ns, uint64_t now);
 

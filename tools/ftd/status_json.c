@@ -90,8 +90,8 @@ static void pair_fields(struct evbuffer *out, const struct pair_view *v)
     u64_or_null(out, "ack_rtt_us", st.have_rtt, st.ack_rtt_us);
     u64_or_null(out, "log_bytes", true, st.log_bytes);
     u64_or_null(out, "dma_bytes", true, st.dma_bytes);
-    key(out, "held_outputs");
-    evbuffer_add_printf(out, "null");
+    u64_or_null(out, "held_outputs", st.have_held_outputs,
+                st.held_outputs);
     key(out, "arbiter_holder");
     str(out, st.holder);
     key(out, "copy");

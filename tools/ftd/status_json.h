@@ -11,7 +11,7 @@
 struct service;
 
 /* The schema's version: a change to it is a new number. */
-#define STATUS_JSON_VERSION 1
+#define STATUS_JSON_VERSION 2
 
 /*
  * The answer to "status-json VERSION [NAME]" into 'out': the document

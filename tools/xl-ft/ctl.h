@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* The status schema this xl-ft reads (tools/xl-ft/STATUS.md). */
-#define STATUS_VERSION 1
+#define STATUS_VERSION 2
 
 /*
  * Send 'req' (a line, its newline included) to ftd at 'path' and read

@@ -27,12 +27,7 @@ if [ "$XENLAB_HOST" = 2 ]; then
     exit 0
 fi
 hvm_create mig
-n=0
-until [ "$(socat -u TCP:$XENLAB_PEER:8001 - 2>/dev/null)" = ready ]; do
-    n=$((n + 1))
-    [ $n -le 240 ] || { echo "host 2 not ready after 120 s"; exit 1; }
-    sleep 0.5
-done
+peer_ready
 xl migrate -s "" mig "socat - TCP:$XENLAB_PEER:8002" || exit 1
 if xl list mig 2>/dev/null; then echo still-here; else echo left; fi
 '

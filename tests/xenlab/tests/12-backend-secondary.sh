@@ -54,12 +54,7 @@ fi
 . /xenft/dom0.sh
 idle_start 100
 ticks 2
-n=0
-until [ "$(socat -u TCP:$XENLAB_PEER:8001 - 2>/dev/null)" = ready ]; do
-    n=$((n + 1))
-    [ $n -le 240 ] || { echo "host 2 not ready after 120 s"; exit 1; }
-    sleep 0.5
-done
+peer_ready
 $x copy-send 77 $XENLAB_PEER:8003 2>&1
 echo "unknown: status $?"
 $x copy-send 1 $XENLAB_PEER:8009 2>&1

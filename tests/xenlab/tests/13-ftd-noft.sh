@@ -17,19 +17,8 @@ lab -- '
 . /xenft/dom0.sh
 idle_start 100
 ticks 2
-(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
-mkdir -p /tmp/arb
-opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
-timeout -k 5 60 /xenft/ftd secondary $opts --host-name hostB \
-    --listen 127.0.0.1:7801 --xen-config /tmp/idle.cfg \
-    > /tmp/s.log 2>&1 &
-sec=$!
-n=0
-until grep -q "listening on" /tmp/s.log; do
-    n=$((n + 1))
-    [ $n -le 100 ] || { echo "no secondary"; cat /tmp/s.log; exit 1; }
-    sleep 0.1
-done
+ft_setup
+ft_secondary 60
 timeout -k 5 60 /xenft/ftd primary $opts --host-name hostA --guest idle \
     --peer 127.0.0.1:7801 2>&1
 echo "primary: status $?"
@@ -56,12 +45,8 @@ EOC
         > /tmp/svc$h.log 2>&1 &
     eval "svc$h=\$!"
 done
-n=0
-until [ -S /tmp/runA/ftd.sock ] && [ -S /tmp/runB/ftd.sock ]; do
-    n=$((n + 1))
-    [ $n -le 100 ] || { echo "no services"; cat /tmp/svc?.log; exit 1; }
-    sleep 0.1
-done
+both_up() { [ -S /tmp/runA/ftd.sock ] && [ -S /tmp/runB/ftd.sock ]; }
+(waiting 10 services both_up) || { cat /tmp/svc?.log; exit 1; }
 /xenft/xl-ft --socket /tmp/runA/ftd.sock ft-enable idle 127.0.0.1:7811 2>&1
 echo "ft-enable: status $?"
 echo "state=$(xenstore-read /libxl/1/ft/state)"

@@ -24,20 +24,9 @@ lab --xen "$image" --timeout 400 -- '
 . /xenft/dom0.sh
 idle_start 100 fit
 ticks 2
-(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
-mkdir -p /tmp/arb
-opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
+ft_setup
 opts="$opts --timeout 600000"
-timeout -k 5 300 /xenft/ftd secondary $opts --host-name hostB \
-    --listen 127.0.0.1:7801 --xen-config /tmp/idle.cfg \
-    > /tmp/s.log 2>&1 &
-sec=$!
-n=0
-until grep -q "listening on" /tmp/s.log; do
-    n=$((n + 1))
-    [ $n -le 100 ] || { echo "no secondary"; cat /tmp/s.log; exit 1; }
-    sleep 0.1
-done
+ft_secondary 300
 timeout -k 5 300 /xenft/ftd primary $opts --host-name hostA --guest idle \
     --unsafe-no-counter --peer 127.0.0.1:7801 > /tmp/p.log 2>&1
 echo "primary: status $?"
