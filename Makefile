@@ -30,8 +30,35 @@ CORE_FREESTANDING := -ffreestanding -nostdlib -fno-builtin -fno-pic \
                      -Wall -Wextra -Werror
 TOOL_STD    := -std=gnu11
 WARN        := -Wall -Wextra -Werror
-INCLUDES    := -Ihvm/core -Ihvm/ftvm -Itools/libxlft/include
-TEST_INCLUDES := -Itests/lib -Ihvm/ftvm
+
+# The layers, one way: hvm/core <- tools/libxlft <- hvm/ftvm, tools/ftd,
+# tools/xl-ft, tools/ftlog (README, Layout).  Each directory is given the
+# headers of the layers below it and nothing else, so that a wrong
+# include fails to compile (make check-layers tries).  The compiler
+# searches a source's own directory first, which gives each its own
+# headers: libxlft's internal ones (tools/libxlft/*.h) reach no other.
+# dom0 sees hvm/core through the headers whose comment says "Exported to
+# dom0" (hvm/core/ABI.md), copied into CORE_EXPORT_DIR whole each time
+# one changes, so that one no longer exported leaves no copy behind.
+CORE_EXPORT := $(notdir $(shell grep -l '^ \* Exported to dom0' \
+                                hvm/core/*.h))
+CORE_EXPORT_DIR := $(BUILD)/include/ftcore
+CORE_EXPORTED := $(CORE_EXPORT_DIR)/.stamp
+XLFT_PUBLIC := -Itools/libxlft/include
+INC_tools/libxlft := -I$(CORE_EXPORT_DIR) $(XLFT_PUBLIC)
+# ftvm is a hypervisor, as Xen is: all of hvm/core.
+INC_hvm/ftvm  := -Ihvm/core $(XLFT_PUBLIC)
+INC_tools/ftd := -I$(CORE_EXPORT_DIR) $(XLFT_PUBLIC)
+INC_tools/xl-ft := $(INC_tools/ftd)
+INC_tools/ftlog := $(INC_tools/ftd)
+# Tests may use anything.
+INC_tests := -Itests/lib -Ihvm/core -Ihvm/ftvm $(XLFT_PUBLIC) \
+             -Itools/libxlft -Itools/ftd
+LAYERS := hvm/core tools/libxlft hvm/ftvm tools/ftd tools/xl-ft tools/ftlog
+# $(call inc,SOURCE): the include flags of SOURCE's layer (none for
+# hvm/core, or a directory not named here).
+inc = $(if $(filter tests/%,$(1)),$(INC_tests),\
+        $(INC_$(patsubst %/,%,$(dir $(1)))))
 
 CORE_SRC := $(sort $(wildcard hvm/core/*.c))
 XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
@@ -60,7 +87,7 @@ san_LDFLAGS := -fsanitize=address,undefined
         soak demo \
         check-ftvm check-channel check-ftd check-netgate \
         check-freestanding check-fuzz fuzz-corpus bench install clean \
-        check-xen-patches check-lib check-install
+        check-xen-patches check-lib check-install check-layers
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
@@ -87,10 +114,9 @@ $(BUILD)/obj/$(1)/hvm/core/%.o: hvm/core/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $(CORE_STD) $(WARN) $$($(1)_CFLAGS) -MMD -MP -c $$< -o $$@
 
-$(BUILD)/obj/$(1)/%.o: %.c
+$(BUILD)/obj/$(1)/%.o: %.c | $(CORE_EXPORTED)
 	@mkdir -p $$(@D)
-	$$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) \
-		$$(if $$(filter tests/%,$$<),$(TEST_INCLUDES)) \
+	$$(CC) $(TOOL_STD) $(WARN) $$(call inc,$$<) \
 		$$($(1)_CFLAGS) -MMD -MP -c $$< -o $$@
 
 $(1)_CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
@@ -102,6 +128,13 @@ $(1)_FTD_OBJ := $(FTD_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 endef
 $(eval $(call variant,rel))
 $(eval $(call variant,san))
+
+# cp -p: a copy as old as its source rebuilds only what includes it.
+$(CORE_EXPORTED): $(wildcard hvm/core/*.h)
+	rm -rf $(CORE_EXPORT_DIR)
+	mkdir -p $(CORE_EXPORT_DIR)
+	cp -p $(CORE_EXPORT:%=hvm/core/%) $(CORE_EXPORT_DIR)/
+	touch $@
 
 $(BUILD)/lib/libftcore.a: $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
@@ -120,10 +153,11 @@ $(BUILD)/gen/xlft_ft_domctl.h: $(GEN_FT_DOMCTL)
 	@mkdir -p $(@D)
 	sh tools/libxlft/gen-ft-domctl.sh xen-patches $@
 $(BUILD)/obj/%/tools/libxlft/xen_ft.o: tools/libxlft/xen_ft.c \
-                                       $(BUILD)/gen/xlft_ft_domctl.h
+                                       $(BUILD)/gen/xlft_ft_domctl.h \
+                                       | $(CORE_EXPORTED)
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -I$(BUILD)/gen $($*_CFLAGS) \
-		-MMD -MP -c $< -o $@
+	$(CC) $(TOOL_STD) $(WARN) $(INC_tools/libxlft) -I$(BUILD)/gen \
+		$($*_CFLAGS) -MMD -MP -c $< -o $@
 # Drives the xen backend in the lab's dom0 (tests/xenlab/tests).
 all: $(BUILD)/tests/xlft-xen
 $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
@@ -180,7 +214,7 @@ $(BUILD)/tests/kvclient: tests/demo/kvclient.c
 $(BUILD)/tests/ftvm-dom0: tests/ftvm/ftvm-dom0.c $(BUILD)/lib/libxlft.a \
                          $(BUILD)/lib/libftcore.a
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib -O2 -g $^ $(LIBS) -o $@
+	$(CC) $(TOOL_STD) $(WARN) $(INC_tests) -O2 -g $^ $(LIBS) -o $@
 # A stranger at the logging port (tests/ftd/flood.sh).
 $(BUILD)/tests/ftd-flood: tests/ftd/flood.c
 	@mkdir -p $(@D)
@@ -244,7 +278,7 @@ RUN := sh tests/lib/run-check.sh run $(CHECK_DIR)
 CHECK_GOALS := check check-lib check-unit check-san check-ftvm check-ftd \
                check-netgate check-faults soak-faults check-channel \
                check-freestanding check-fuzz check-xen-patches soak \
-               check-install
+               check-install check-layers
 ifneq ($(filter $(CHECK_GOALS),$(MAKECMDGOALS)),)
 _ := $(shell rm -rf $(CHECK_DIR))
 endif
@@ -258,7 +292,8 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 check: all check-lib check-freestanding check-unit check-san \
        check-ftvm check-ftd check-netgate check-faults \
-       check-channel check-fuzz check-xen-patches check-install
+       check-channel check-fuzz check-xen-patches check-install \
+       check-layers
 	@sh tests/lib/run-check.sh summary $(CHECK_DIR)
 
 # The runner itself: a failure must fail the summary.
@@ -317,7 +352,7 @@ soak-faults: check-faults
 $(BUILD)/tests/netgate-test: tests/netgate/netgate-test.c \
                              $(BUILD)/lib/libxlft.a
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -O2 -g $^ -o $@
+	$(CC) $(TOOL_STD) $(WARN) $(INC_tests) -O2 -g $^ -o $@
 NETGATE_OBJ = $(patsubst %,$(BUILD)/obj/$(1)/tools/libxlft/%.o,\
                 netgate nfnl nftrules nlsock pktq)
 $(SAN)/tests/netgate-test: $(BUILD)/obj/san/tests/netgate/netgate-test.o \
@@ -411,6 +446,16 @@ check-freestanding: $(FREE_OBJ)
 	@$(RUN) freestanding/core sh tests/check-freestanding.sh $(FREE_OBJ)
 	$(call summary,freestanding)
 
+# The layers hold (tests/layers): with each layer's compiler and flags,
+# a probe including a header the layer may not use fails to compile,
+# one including what it may compiles.
+LAYER_CC = $(CC) $(if $(filter hvm/core,$(1)),$(CORE_STD),$(TOOL_STD)) \
+           $(WARN) $(INC_$(1))
+check-layers: $(CORE_EXPORTED)
+	@$(RUN) layers/includes sh tests/layers/check.sh \
+		$(foreach l,$(LAYERS),"$(l):$(strip $(call LAYER_CC,$(l)))")
+	$(call summary,layers)
+
 # xen-patches/ without a Xen tree (xen-patches/verify.sh builds with one).
 check-xen-patches:
 	@$(RUN) xen-patches/series sh tests/xen-patches-check.sh
@@ -420,9 +465,8 @@ check-xen-patches:
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 # TESTUTIL_ABORT: a failed CHECK is a crash, whose input libFuzzer keeps.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all $(INCLUDES) -Itests/lib \
+              -fno-sanitize-recover=all $(INC_tests) \
               -DTESTUTIL_ABORT
-FUZZ_EXTRA_fuzz_ctl := hvm/ftvm/ctlmsg.c
 FUZZ_EXTRA_fuzz_sync := tools/ftd/sync_hdr.c
 $(BUILD)/fuzz/fuzz_sync: tools/ftd/sync_hdr.c tools/ftd/sync_hdr.h
 # fuzz_ftvm runs the whole software HVM on its inputs.
@@ -439,7 +483,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
                  $(wildcard hvm/core/*.h tools/libxlft/include/*.h \
                             tools/libxlft/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) -Ihvm/ftvm $< $(CORE_SRC) $(XLFT_SRC) \
+	$(CLANG) $(FUZZ_FLAGS) $< $(CORE_SRC) $(XLFT_SRC) \
 		tests/lib/records.c $(FUZZ_EXTRA_$*) -o $@ $(LIBS) \
 		$(FUZZ_LIBS_$*)
 # The seeds are committed; this writes them again from the real encoder
@@ -447,7 +491,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 # recorded runs, kept as they are.
 fuzz-corpus:
 	@mkdir -p $(BUILD)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib tests/fuzz/mkcorpus.c \
+	$(CC) $(TOOL_STD) $(WARN) $(INC_tests) tests/fuzz/mkcorpus.c \
 		$(CORE_SRC) $(XLFT_SRC) tools/ftd/sync_hdr.c -o $(BUILD)/mkcorpus \
 		$(LIBS)
 	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \
@@ -467,7 +511,7 @@ check-fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 $(BUILD)/bench/bench-core: tests/bench/bench_core.c \
         $(filter $(BUILD)/freestanding/x86_64/%,$(FREE_OBJ))
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INCLUDES) -Itests/lib -O2 -g -no-pie $^ -o $@
+	$(CC) $(TOOL_STD) $(WARN) $(INC_tests) -O2 -g -no-pie $^ -o $@
 
 # The logging channel against plain TCP, as ftd links it.
 BENCH_CHAN := tests/bench/bench_channel.c tests/lib/records.c
@@ -503,7 +547,8 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a \
 		$(DESTDIR)$(PREFIX)/lib/
-	install -m 644 hvm/core/*.h hvm/ftvm/ftvm_ctl.h tools/libxlft/include/*.h \
+	@# Public headers only: libxlft's, and hvm/core's exported to dom0.
+	install -m 644 $(CORE_EXPORT:%=hvm/core/%) tools/libxlft/include/*.h \
 		$(DESTDIR)$(PREFIX)/include/xenft/
 	install -m 644 $(GUESTS:%=$(BUILD)/guests/%.bin) \
 		$(DESTDIR)$(PREFIX)/share/xenft/guests/

@@ -34,6 +34,9 @@
  * Versioning: FT_ABI_VERSION changes whenever this layout or its rules
  * change.  A side that finds another version refuses the ring with
  * FT_EPROTONOSUPPORT; there is no partial compatibility.
+ *
+ * Exported to dom0: the layout both halves share (ABI.md, "What dom0
+ * sees").
  */
 #ifndef FT_ABI_H
 #define FT_ABI_H

@@ -12,6 +12,9 @@
  * compiler's builtins.  The 64-bit fields (sequence numbers) have their
  * own accessors: on i386 without the FPU or SSE (the hypervisor's rules
  * for this code) the only atomic 64-bit access is cmpxchg8b.
+ *
+ * Exported to dom0 only because ft_ring.h's inline producer path needs
+ * it (ftd produces the replay ring): dom0 includes ft_ring.h, not this.
  */
 #ifndef FT_ATOMIC_H
 #define FT_ATOMIC_H

@@ -7,6 +7,9 @@
  * it is in and defines its own error codes instead of using <errno.h>.
  * The codes have the values of the Linux/Xen errno they are named after,
  * negated, so a Xen hook can hand them up as they are.
+ *
+ * Exported to dom0: the types and codes of the other exported headers,
+ * and ft_strerror.
  */
 #ifndef FT_BASE_H
 #define FT_BASE_H

@@ -8,6 +8,9 @@
  * encoder and decoder advance identically, record by record, from an
  * all-zero start.  A record's length never depends on that state, so a
  * consumer can count and skip records without decoding their values.
+ *
+ * Exported to dom0: ftd scans and checks records, libxlft's stored logs
+ * and ftlog decode and encode them.
  */
 #ifndef FT_LOG_H
 #define FT_LOG_H

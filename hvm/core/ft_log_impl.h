@@ -5,7 +5,8 @@
  * Internal to hvm/core: ft_log.c wraps these for every caller, and the
  * recorder includes them directly so that each per-kind call compiles
  * to straight-line code for its kind (the record path runs on every
- * interrupt and TSC read of the guest).  Layout: FORMAT.md.
+ * interrupt and TSC read of the guest).  Layout: FORMAT.md.  Not
+ * exported to dom0, which encodes and decodes through ft_log.h.
  *
  * The first byte of a record is
  *

@@ -14,6 +14,8 @@
  *              wider than its size, a point going backwards, ...);
  *   FT_EPROTO  the consumer's index in the shared header is impossible.
  * The recorder never drops or overwrites a record.
+ *
+ * Not exported to dom0: the recorder runs in the hypervisor only.
  */
 #ifndef FT_RECORDER_H
 #define FT_RECORDER_H

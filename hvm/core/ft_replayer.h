@@ -26,6 +26,8 @@
  * into the ring header with FT_RING_F_DIVERGED.  A malformed record is
  * FT_EBADMSG with FT_RING_F_BADLOG.  Both are final: every later call
  * returns the same error.
+ *
+ * Not exported to dom0: the replayer runs in the hypervisor only.
  */
 #ifndef FT_REPLAYER_H
 #define FT_REPLAYER_H

@@ -246,12 +246,6 @@ int ft_ring_wait(struct ft_ring *r)
     return avail < 0 ? avail : FT_OK;
 }
 
-bool ft_ring_producer_stalled(struct ft_ring *r)
-{
-    ft_mb();
-    return ft_load_relaxed(&r->hdr->flags) & FT_RING_F_STALLED;
-}
-
 uint32_t ft_ring_flags(const struct ft_ring *r)
 {
     return ft_load_acquire(&r->hdr->flags);

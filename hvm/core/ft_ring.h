@@ -7,6 +7,9 @@
  * of the sizes and of the index it owns, so nothing the other side
  * writes into the shared header can make this side access memory
  * outside the ring.
+ *
+ * Exported to dom0: ftd consumes the record ring and produces the
+ * replay ring, libxlft attaches to both.
  */
 #ifndef FT_RING_H
 #define FT_RING_H
@@ -131,7 +134,10 @@ void ft_ring_span(const struct ft_ring *r, uint32_t off, uint32_t len,
 
 /*
  * Release 'len' bytes holding 'nrec' records.  Returns true if the
- * producer is stalled and must be notified.
+ * producer is stalled and must be notified.  This is where a consumer
+ * learns of a stall: the flag is read after the release and a full
+ * barrier, so a producer that stalls meanwhile is never missed, which
+ * a separate look at the flag could not promise.
  */
 bool ft_ring_consume(struct ft_ring *r, uint32_t len, uint32_t nrec);
 
@@ -149,9 +155,6 @@ int ft_ring_read_records(struct ft_ring *r, uint8_t *dst, uint32_t cap,
  * meanwhile (flag cleared), FT_EAGAIN if it must wait for a notification.
  */
 int ft_ring_wait(struct ft_ring *r);
-
-/* True if the producer has flagged that it waits for space. */
-bool ft_ring_producer_stalled(struct ft_ring *r);
 
 /* Either side. */
 uint32_t ft_ring_flags(const struct ft_ring *r);

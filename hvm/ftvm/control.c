@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * control.c - the control socket of `ftvm serve` (protocol: ftvm_ctl.h,
- * CONTROL.md).  A thread takes requests off the socket; the vCPU thread
+ * control.c - the control socket of `ftvm serve` (protocol: libxlft's
+ * xlft_ftvm_ctl.h and FTVMCTL.md).  A thread takes requests off the socket; the vCPU thread
  * carries them out where it stops between instructions, as Xen carries
  * out a domctl on a paused or descheduled vCPU, so no request ever sees
  * the guest halfway through an instruction.  While the vCPU waits inside
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "ftvm.h"
-#include "ftvm_ctl.h"
+#include "xlft_ftvm_ctl.h"
 
 struct ftvm_ctl {
     int lfd;                    /* listening socket */
@@ -36,22 +36,24 @@ struct ftvm_ctl {
     int pending;                /* a request waits (atomic) */
     bool done;                  /* its reply is ready */
     bool busy;                  /* the vCPU thread is carrying it out */
-    struct ftvm_ctl_req req;
+    struct xlft_ftvm_req req;
     int req_fd;                 /* SAVE, RESTORE: -1 otherwise */
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
     int rep_fds[3];
     int rep_nfds;
 };
 
 /* ---- the vCPU thread's side ---------------------------------------- */
 
-static void status(struct ftvm *vm, struct ftvm_ctl_status *st, bool hash)
+static void status(struct ftvm *vm, struct xlft_ftvm_status *st, bool hash)
 {
     memset(st, 0, sizeof(*st));
-    st->state = vm->status ? FTVM_ST_FAILED : vm->end ? FTVM_ST_ENDED :
-                vm->paused ? FTVM_ST_PAUSED : FTVM_ST_RUNNING;
-    st->mode = vm->mode == FTVM_RECORD ? FTVM_MODE_RECORD :
-               vm->mode == FTVM_REPLAY ? FTVM_MODE_REPLAY : FTVM_MODE_LIVE;
+    st->state = vm->status ? XLFT_FTVM_ST_FAILED :
+                vm->end ? XLFT_FTVM_ST_ENDED :
+                vm->paused ? XLFT_FTVM_ST_PAUSED : XLFT_FTVM_ST_RUNNING;
+    st->mode = vm->mode == FTVM_RECORD ? XLFT_FTVM_MODE_RECORD :
+               vm->mode == FTVM_REPLAY ? XLFT_FTVM_MODE_REPLAY :
+               XLFT_FTVM_MODE_LIVE;
     st->insns = vm->count;
     st->seq = vm->mode == FTVM_RECORD ? ft_recorder_seq(&vm->rec) :
               vm->mode == FTVM_REPLAY ? ft_replay_seq(&vm->rp) : 0;
@@ -81,10 +83,10 @@ int ftvm_end_log(struct ftvm *vm)
     return 0;
 }
 
-static int refuse(struct ftvm_ctl_rep *rep, int err, const char *fmt, ...)
+static int refuse(struct xlft_ftvm_rep *rep, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int refuse(struct ftvm_ctl_rep *rep, int err, const char *fmt, ...)
+static int refuse(struct xlft_ftvm_rep *rep, int err, const char *fmt, ...)
 {
     va_list ap;
 
@@ -150,13 +152,13 @@ static void halt(struct ftvm *vm)
 /* Carry out the request in c->req; the reply's error. */
 static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
 {
-    struct ftvm_ctl_rep *rep = &c->rep;
+    struct xlft_ftvm_rep *rep = &c->rep;
     int rc;
 
     switch (c->req.op) {
-    case FTVM_OP_STATUS:
+    case XLFT_FTVM_OP_STATUS:
         return 0;
-    case FTVM_OP_STOP:
+    case XLFT_FTVM_OP_STOP:
         if (vm->mode == FTVM_RECORD && !vm->status && !vm->log_closed &&
             at_stop && ftvm_end_log(vm))
             return refuse(rep, -EIO, "%s", vm->why);
@@ -166,10 +168,10 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
             ftvm_gate_end(vm);
         vm->stop = true;
         return 0;
-    case FTVM_OP_HALT:
+    case XLFT_FTVM_OP_HALT:
         halt(vm);
         return 0;
-    case FTVM_OP_GOLIVE:
+    case XLFT_FTVM_OP_GOLIVE:
         if (vm->went_live)
             return 0;           /* the ring's flag got there first */
         if (vm->mode != FTVM_REPLAY)
@@ -188,31 +190,31 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
                       "for the %s ring; only status, golive, stop and halt "
                       "are served now", vm->mode == FTVM_RECORD ? "record"
                                                             : "replay");
-    if ((vm->status && c->req.op != FTVM_OP_SAVE) ||
-        (vm->end && c->req.op != FTVM_OP_DISABLE))
+    if ((vm->status && c->req.op != XLFT_FTVM_OP_SAVE) ||
+        (vm->end && c->req.op != XLFT_FTVM_OP_DISABLE))
         return refuse(rep, -EIO, "the guest has stopped for good: %s",
                       vm->why);
 
     switch (c->req.op) {
-    case FTVM_OP_PAUSE:
+    case XLFT_FTVM_OP_PAUSE:
         vm->paused = true;
         return 0;
-    case FTVM_OP_THROTTLE:
+    case XLFT_FTVM_OP_THROTTLE:
         vm->speed_pct = c->req.arg;
         return 0;
-    case FTVM_OP_UNPAUSE:
+    case XLFT_FTVM_OP_UNPAUSE:
         if (!vm->ram_loaded)
             return refuse(rep, -EINVAL, "no guest yet: restore one first");
         vm->paused = false;
         return 0;
-    case FTVM_OP_SAVE:
+    case XLFT_FTVM_OP_SAVE:
         if (!vm->paused)
             return refuse(rep, -EBUSY, "pause the guest before saving it");
         if (!vm->ram_loaded)
             return refuse(rep, -EINVAL, "no guest to save");
         rc = ftvm_snapshot_save_fd(vm, c->req_fd, "(control socket)");
         return rc ? refuse(rep, rc, "%s", vm->why) : 0;
-    case FTVM_OP_RESTORE:
+    case XLFT_FTVM_OP_RESTORE:
         if (!vm->paused || vm->mode != FTVM_FREE)
             return refuse(rep, -EBUSY, "restore needs a paused guest that "
                           "neither records nor replays");
@@ -224,20 +226,20 @@ static int perform(struct ftvm *vm, struct ftvm_ctl *c, bool at_stop)
         }
         vm->ram_loaded = true;
         return 0;
-    case FTVM_OP_RECORD:
-    case FTVM_OP_REPLAY:
+    case XLFT_FTVM_OP_RECORD:
+    case XLFT_FTVM_OP_REPLAY:
         if (vm->mode != FTVM_FREE)
             return refuse(rep, -EBUSY, "already %s",
                           vm->mode == FTVM_RECORD ? "recording"
                                                   : "replaying");
         if (!vm->ram_loaded)
             return refuse(rep, -EINVAL, "no guest yet: restore one first");
-        if (c->req.op == FTVM_OP_REPLAY && !vm->paused)
+        if (c->req.op == XLFT_FTVM_OP_REPLAY && !vm->paused)
             return refuse(rep, -EBUSY, "pause the guest before replaying "
                           "into it");
-        return attach(vm, c, c->req.op == FTVM_OP_RECORD ? FT_RING_RECORD
-                                                        : FT_RING_REPLAY);
-    case FTVM_OP_DISABLE:
+        return attach(vm, c, c->req.op == XLFT_FTVM_OP_RECORD
+                             ? FT_RING_RECORD : FT_RING_REPLAY);
+    case XLFT_FTVM_OP_DISABLE:
         if (vm->mode != FTVM_RECORD)
             return refuse(rep, -EINVAL, "not recording (a secondary is "
                           "stopped or goes live, it is not disabled)");
@@ -265,8 +267,8 @@ void ftvm_ctl_service(struct ftvm *vm, bool at_stop)
     memset(&c->rep, 0, sizeof(c->rep));
     c->rep_nfds = 0;
     c->rep.error = perform(vm, c, at_stop);
-    status(vm, &c->rep.st, at_stop && c->req.op == FTVM_OP_STATUS &&
-           (c->req.flags & FTVM_CTL_F_HASH));
+    status(vm, &c->rep.st, at_stop && c->req.op == XLFT_FTVM_OP_STATUS &&
+           (c->req.flags & XLFT_FTVM_F_HASH));
     c->busy = false;
 
     pthread_mutex_lock(&c->lock);
@@ -290,7 +292,7 @@ void ftvm_go_live(struct ftvm *vm)
 
 /* ---- the control thread -------------------------------------------- */
 
-static void reply(int fd, const struct ftvm_ctl_rep *rep, const int *fds,
+static void reply(int fd, const struct xlft_ftvm_rep *rep, const int *fds,
                   int nfds)
 {
     union {
@@ -317,9 +319,9 @@ static void reply(int fd, const struct ftvm_ctl_rep *rep, const int *fds,
 
 static void refuse_now(int fd, int err, const char *msg)
 {
-    struct ftvm_ctl_rep rep = { .magic = FTVM_CTL_MAGIC,
-                                .version = FTVM_CTL_VERSION,
-                                .error = err };
+    struct xlft_ftvm_rep rep = { .magic = XLFT_FTVM_MAGIC,
+                                 .version = XLFT_FTVM_VERSION,
+                                 .error = err };
 
     snprintf(rep.msg, sizeof(rep.msg), "%s", msg);
     reply(fd, &rep, NULL, 0);
@@ -332,7 +334,7 @@ static int serve_one(struct ftvm *vm, struct ftvm_ctl *c, int fd)
         char buf[CMSG_SPACE(sizeof(int))];
         struct cmsghdr align;
     } u;
-    char buf[sizeof(struct ftvm_ctl_req) + 1], msg[200];
+    char buf[sizeof(struct xlft_ftvm_req) + 1], msg[200];
     struct iovec iov = { buf, sizeof(buf) };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
                         .msg_control = u.buf,
@@ -366,9 +368,9 @@ static int serve_one(struct ftvm *vm, struct ftvm_ctl *c, int fd)
     } else if (m.msg_flags & MSG_TRUNC) {
         rc = -EBADMSG;
         snprintf(msg, sizeof(msg), "request longer than %zu bytes",
-                 sizeof(struct ftvm_ctl_req));
+                 sizeof(struct xlft_ftvm_req));
     } else {
-        rc = ftvm_ctl_check(buf, (long)n, nfds, msg, sizeof(msg));
+        rc = xlft_ftvm_req_check(buf, (long)n, nfds, msg, sizeof(msg));
     }
     if (rc) {
         refuse_now(fd, rc, msg);
@@ -408,8 +410,8 @@ static int serve_one(struct ftvm *vm, struct ftvm_ctl *c, int fd)
         }
         pthread_mutex_lock(&c->lock);
     }
-    c->rep.magic = FTVM_CTL_MAGIC;
-    c->rep.version = FTVM_CTL_VERSION;
+    c->rep.magic = XLFT_FTVM_MAGIC;
+    c->rep.version = XLFT_FTVM_VERSION;
     c->rep.op = c->req.op;
     reply(fd, &c->rep, c->rep_fds, c->rep_nfds);
     for (int i = 0; i < c->rep_nfds; i++)
@@ -442,7 +444,7 @@ static int refuse_extra(int fd)
         char buf[CMSG_SPACE(4 * sizeof(int))];
         struct cmsghdr align;
     } u;
-    char buf[sizeof(struct ftvm_ctl_req) + 1];
+    char buf[sizeof(struct xlft_ftvm_req) + 1];
     struct iovec iov = { buf, sizeof(buf) };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
                         .msg_control = u.buf,

@@ -18,8 +18,8 @@
 #include "ft_recorder.h"
 #include "ft_replayer.h"
 #include "ft_ring.h"
-#include "ftvm_ctl.h"
 #include "ftvm_devices.h"
+#include "xlft_ftvm_ctl.h"
 #include "xlft_gate.h"
 #include "xlft_logfile.h"
 
@@ -29,7 +29,7 @@
 #define FTVM_EXIT_USAGE     2
 #define FTVM_EXIT_DIVERGED  3
 #define FTVM_EXIT_BADLOG    4
-#define FTVM_EXIT_HALTED    FTVM_CTL_EXIT_HALTED    /* serve: HALT */
+#define FTVM_EXIT_HALTED    XLFT_FTVM_EXIT_HALTED   /* serve: HALT */
 #define FTVM_EXIT_HLT_CLI   6   /* the guest halted, interrupts disabled */
 
 /* How a guest stopped by itself, for good (not a failure of ftvm's). */

@@ -31,7 +31,7 @@ static const char usage[] =
     "--replay runs the guest again from LOG alone and stops where the\n"
     "recording stopped.  Prints insns=<count> and state-hash=<hex>.\n"
     "serve runs the guest under the control socket that ftd drives\n"
-    "(hvm/ftvm/CONTROL.md) until told to stop.\n"
+    "(tools/libxlft/FTVMCTL.md) until told to stop.\n"
     "A guest that powers off (ACPI, DEVICES.md) ends the run, as does\n"
     "one that halts with interrupts disabled; a replay ends alike.\n"
     "Exit status: 0 done (or the guest powered off), 1 error, 2 usage,\n"

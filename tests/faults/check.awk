@@ -24,7 +24,7 @@
 #                replies, or both before the client sent its next
 #                request, the later answer not in a burst (answers to
 #                other requests within 5 ms from that host: a copy going
-#                live sends its last frames again, CONTROL.md)
+#                live sends its last frames again, FTVMCTL.md)
 #   failover     a failover (a host answering requests sent after the
 #                other's last answer) while only faults that call for
 #                none were on: a busy ftd, a paused or starved ftvm, the
@@ -237,7 +237,7 @@ END {
         # their input if both answered before the client sent its next
         # request, unless the later answer came in a burst of answers to
         # other requests: a copy going live sends its last frames again
-        # (hvm/ftvm/CONTROL.md), duplicates of what its log held.
+        # (tools/libxlft/FTVMCTL.md), duplicates of what its log held.
         if ((id, "h") in ans && ans[id, "h"] != xh[i] && !(id in dup)) {
             if (ans[id, "r"] != r) {
                 dup[id] = 1

@@ -68,13 +68,13 @@ static struct xlft_ftvm *connect_to(const char *path)
 }
 
 static void call(struct xlft_ftvm *c, uint16_t op, uint32_t ring, int fd,
-                 struct ftvm_ctl_rep *rep, int fds[3])
+                 struct xlft_ftvm_rep *rep, int fds[3])
 {
     if (xlft_ftvm_call(c, op, ring, 0, fd, rep, fds))
         die("%s: %s", xlft_ftvm_op_name(op), rep->msg);
 }
 
-static void print_status(const struct ftvm_ctl_status *st)
+static void print_status(const struct xlft_ftvm_status *st)
 {
     printf("state=%s mode=%s insns=%" PRIu64 " seq=%" PRIu64
            " halted=%u hash=%016" PRIx64 " exit=%d speed=%u\n",
@@ -107,7 +107,7 @@ static void wait_any(const int *fds, int n, int ms)
 static struct xlft_ring start(struct xlft_ftvm *c, uint16_t op,
                               uint32_t size)
 {
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
     struct xlft_ring r;
     int fds[3];
     char err[200];
@@ -119,7 +119,7 @@ static struct xlft_ring start(struct xlft_ftvm *c, uint16_t op,
     if (errno != EPERM)
         die("cutting the ring failed with %s, not EPERM as for a sealed "
             "memfd", strerror(errno));
-    if (xlft_ring_map(&r, fds, rep.ring_size, op == FTVM_OP_RECORD ?
+    if (xlft_ring_map(&r, fds, rep.ring_size, op == XLFT_FTVM_OP_RECORD ?
                       FT_RING_RECORD : FT_RING_REPLAY, err, sizeof(err)))
         die("%s", err);
     return r;
@@ -173,15 +173,15 @@ static void break_ack(struct xlft_ftvm *c, struct xlft_ring *r,
                       struct xlft_logw *w)
 {
     uint64_t limit = now_ms() + 20000;
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
 
     pump_log(r, w);
     ft_ring_set_ack(&r->ring, xlft_logw_seq(w) + 1000000);
     if (xlft_ring_notify(r))
         die("cannot notify ftvm");
     for (;;) {
-        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
-        if (rep.st.state == FTVM_ST_FAILED)
+        call(c, XLFT_FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        if (rep.st.state == XLFT_FTVM_ST_FAILED)
             break;
         if (now_ms() > limit)
             die("ftvm took an acknowledgement beyond its records for 20 s");
@@ -197,11 +197,11 @@ static int record(const char *sock, int argc, char **argv)
 {
     struct xlft_ftvm *c = connect_to(sock);
     uint64_t seconds = 0, ring = 0, deadline;
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
     struct xlft_logw *w;
     struct xlft_ring r;
     bool hold = false, stopping = false, leave = false, bad_ack = false;
-    uint16_t end_op = FTVM_OP_STOP;
+    uint16_t end_op = XLFT_FTVM_OP_STOP;
     const char *console = NULL, *watch = NULL;
     char msg[300];
 
@@ -215,9 +215,9 @@ static int record(const char *sock, int argc, char **argv)
         else if (!strcmp(argv[i], "--hold"))
             hold = true;
         else if (!strcmp(argv[i], "--disable"))
-            end_op = FTVM_OP_DISABLE;
+            end_op = XLFT_FTVM_OP_DISABLE;
         else if (!strcmp(argv[i], "--halt"))
-            end_op = FTVM_OP_HALT;
+            end_op = XLFT_FTVM_OP_HALT;
         else if (!strcmp(argv[i], "--leave"))
             leave = true;
         else if (!strcmp(argv[i], "--no-ack"))
@@ -238,8 +238,8 @@ static int record(const char *sock, int argc, char **argv)
         die("record: --seconds from 1 to 600");
     if (xlft_logw_open(&w, argv[0], msg, sizeof(msg)))
         die("%s", msg);
-    r = start(c, FTVM_OP_RECORD, (uint32_t)ring);
-    call(c, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
+    r = start(c, XLFT_FTVM_OP_RECORD, (uint32_t)ring);
+    call(c, XLFT_FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
 
     if (hold) {
         uint64_t limit = now_ms() + 20000;
@@ -250,15 +250,15 @@ static int record(const char *sock, int argc, char **argv)
             wait_any(&r.up_fd, 1, 50);
             drain_fd(r.up_fd);
         }
-        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        call(c, XLFT_FTVM_OP_STATUS, 0, -1, &rep, NULL);
         printf("stalled: ");
         print_status(&rep.st);
-        if (xlft_ftvm_call(c, FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL) !=
+        if (xlft_ftvm_call(c, XLFT_FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL) !=
             -EBUSY)
             die("a stalled vCPU accepted PAUSE (error %d)", rep.error);
         printf("pause while stalled: %s\n", rep.msg);
-        if (end_op == FTVM_OP_HALT) {
-            call(c, FTVM_OP_HALT, 0, -1, &rep, NULL);
+        if (end_op == XLFT_FTVM_OP_HALT) {
+            call(c, XLFT_FTVM_OP_HALT, 0, -1, &rep, NULL);
             printf("halt while stalled: ");
             print_status(&rep.st);
             goto out;
@@ -267,7 +267,7 @@ static int record(const char *sock, int argc, char **argv)
 
     if (console) {
         uint64_t until = now_ms() + 1000, limit = now_ms() + 20000;
-        struct ftvm_ctl_status st;
+        struct xlft_ftvm_status st;
 
         /* Records flow, acknowledgements do not: nothing may come out. */
         acking = false;
@@ -282,7 +282,7 @@ static int record(const char *sock, int argc, char **argv)
                 wait_any(fds, 1, 50);
             drain_fd(r.up_fd);
         }
-        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        call(c, XLFT_FTVM_OP_STATUS, 0, -1, &rep, NULL);
         st = rep.st;
         printf("held: %" PRIu64 " records, console empty\n", st.seq);
         acking = true;
@@ -401,11 +401,11 @@ static bool move(struct mover *m)
     }
 }
 
-static struct ftvm_ctl_status status_of(struct xlft_ftvm *c)
+static struct xlft_ftvm_status status_of(struct xlft_ftvm *c)
 {
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
 
-    call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+    call(c, XLFT_FTVM_OP_STATUS, 0, -1, &rep, NULL);
     return rep.st;
 }
 
@@ -413,10 +413,10 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
 {
     struct xlft_ftvm *p = connect_to(psock), *s = connect_to(ssock);
     uint64_t seconds = 0, ring = 0, deadline, limit;
-    struct ftvm_ctl_rep rep, rep2;
+    struct xlft_ftvm_rep rep, rep2;
     struct xlft_ring pr, sr;
     static struct mover m;
-    struct ftvm_ctl_status st;
+    struct xlft_ftvm_status st;
     pid_t victim = 0;
     bool stopping = false, halt_secondary = false;
     int pipefd[2];
@@ -437,11 +437,11 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
         die("pair: --seconds from 1 to 600");
 
     /* The secondary starts as a copy of the paused primary. */
-    call(p, FTVM_OP_PAUSE, 0, -1, &rep, NULL);
+    call(p, XLFT_FTVM_OP_PAUSE, 0, -1, &rep, NULL);
     if (pipe2(pipefd, O_CLOEXEC))
         die("pipe: %s", strerror(errno));
-    if (xlft_ftvm_send(p, FTVM_OP_SAVE, 0, 0, pipefd[1]) ||
-        xlft_ftvm_send(s, FTVM_OP_RESTORE, 0, 0, pipefd[0]))
+    if (xlft_ftvm_send(p, XLFT_FTVM_OP_SAVE, 0, 0, pipefd[1]) ||
+        xlft_ftvm_send(s, XLFT_FTVM_OP_RESTORE, 0, 0, pipefd[0]))
         die("cannot send save/restore");
     close(pipefd[0]);
     close(pipefd[1]);
@@ -449,10 +449,10 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
         die("save: %s", rep.msg);
     if (xlft_ftvm_recv(s, &rep2, NULL))
         die("restore: %s", rep2.msg);
-    pr = start(p, FTVM_OP_RECORD, (uint32_t)ring);
-    sr = start(s, FTVM_OP_REPLAY, (uint32_t)ring);
-    call(s, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
-    call(p, FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
+    pr = start(p, XLFT_FTVM_OP_RECORD, (uint32_t)ring);
+    sr = start(s, XLFT_FTVM_OP_REPLAY, (uint32_t)ring);
+    call(s, XLFT_FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
+    call(p, XLFT_FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
     m.from = &pr;
     m.to = &sr;
 
@@ -464,7 +464,7 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
         if (!stopping && now_ms() >= deadline) {
             if (victim || halt_secondary)
                 break;
-            if (xlft_ftvm_send(p, FTVM_OP_STOP, 0, 0, -1))
+            if (xlft_ftvm_send(p, XLFT_FTVM_OP_STOP, 0, 0, -1))
                 die("stop: cannot send");
             stopping = true;
         }
@@ -487,7 +487,7 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
 
     if (halt_secondary) {
         /* The primary records on, its ring undrained: the test ends it. */
-        call(s, FTVM_OP_HALT, 0, -1, &rep, NULL);
+        call(s, XLFT_FTVM_OP_HALT, 0, -1, &rep, NULL);
         printf("moved=%" PRIu64 "\nsecondary halted: ", m.moved);
         print_status(&rep.st);
         goto out;
@@ -498,7 +498,7 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
             die("kill %d: %s", (int)victim, strerror(errno));
         printf("primary killed after %" PRIu64 " records\n", m.moved);
         ft_ring_set_flags(&sr.ring, FT_RING_F_GOLIVE);
-        call(s, FTVM_OP_GOLIVE, 0, -1, &rep, NULL);
+        call(s, XLFT_FTVM_OP_GOLIVE, 0, -1, &rep, NULL);
     }
     /* Everything moved reaches the secondary (whose ring may be full). */
     limit = now_ms() + 30000;
@@ -510,9 +510,9 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
         else if (m.off != m.len)
             move(&m);
         st = status_of(s);
-        if (st.state == FTVM_ST_FAILED)
+        if (st.state == XLFT_FTVM_ST_FAILED)
             break;
-        if (victim ? st.mode == FTVM_MODE_LIVE
+        if (victim ? st.mode == XLFT_FTVM_MODE_LIVE
                    : m.off == m.len && st.seq == m.moved)
             break;
         if (now_ms() > limit)
@@ -524,7 +524,7 @@ static int pair(const char *psock, const char *ssock, int argc, char **argv)
     printf("moved=%" PRIu64 "\n", m.moved);
     printf("secondary: ");
     print_status(&st);
-    if (st.state == FTVM_ST_FAILED)
+    if (st.state == XLFT_FTVM_ST_FAILED)
         die("the secondary failed");
     if (victim) {
         uint64_t before = st.insns;
@@ -551,7 +551,7 @@ out:
 static int raw(struct xlft_ftvm *c, const char *hex)
 {
     uint8_t buf[512];
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
     size_t n = 0;
 
     while (hex[0] && hex[1] && n < sizeof(buf)) {
@@ -573,16 +573,16 @@ static int raw(struct xlft_ftvm *c, const char *hex)
 static int command(struct xlft_ftvm *c, int argc, char **argv)
 {
     static const struct { const char *name; uint16_t op; } simple[] = {
-        { "pause", FTVM_OP_PAUSE }, { "unpause", FTVM_OP_UNPAUSE },
-        { "golive", FTVM_OP_GOLIVE }, { "disable", FTVM_OP_DISABLE },
-        { "stop", FTVM_OP_STOP }, { "halt", FTVM_OP_HALT },
+        { "pause", XLFT_FTVM_OP_PAUSE }, { "unpause", XLFT_FTVM_OP_UNPAUSE },
+        { "golive", XLFT_FTVM_OP_GOLIVE }, { "disable", XLFT_FTVM_OP_DISABLE },
+        { "stop", XLFT_FTVM_OP_STOP }, { "halt", XLFT_FTVM_OP_HALT },
     };
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
 
     if (!strcmp(argv[2], "raw") && argc == 4)
         return raw(c, argv[3]);
     if (!strcmp(argv[2], "throttle") && argc == 4) {
-        if (xlft_ftvm_call(c, FTVM_OP_THROTTLE,
+        if (xlft_ftvm_call(c, XLFT_FTVM_OP_THROTTLE,
                            (uint32_t)strtoul(argv[3], NULL, 10), 0, -1, &rep,
                            NULL)) {
             printf("error=%d msg=%s\n", rep.error, rep.msg);
@@ -595,24 +595,24 @@ static int command(struct xlft_ftvm *c, int argc, char **argv)
         struct xlft_ftvm *second;
         int rc;
 
-        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        call(c, XLFT_FTVM_OP_STATUS, 0, -1, &rep, NULL);
         second = connect_to(argv[1]);
-        rc = xlft_ftvm_call(second, FTVM_OP_STATUS, 0, 0, -1, &rep, NULL);
+        rc = xlft_ftvm_call(second, XLFT_FTVM_OP_STATUS, 0, 0, -1, &rep, NULL);
         printf("error=%d msg=%s\n", rep.error, rep.msg);
         /* Refused again, and the first client is still served. */
         if (rc != -EBUSY ||
-            xlft_ftvm_call(second, FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL) !=
+            xlft_ftvm_call(second, XLFT_FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL) !=
             -EBUSY)
             rc = 1;
         xlft_ftvm_close(second);
-        call(c, FTVM_OP_STATUS, 0, -1, &rep, NULL);
+        call(c, XLFT_FTVM_OP_STATUS, 0, -1, &rep, NULL);
         return rc == -EBUSY ? 0 : 1;
     }
     if (!strcmp(argv[2], "status")) {
         bool hash = argc == 4 && !strcmp(argv[3], "--hash");
 
-        if (xlft_ftvm_call(c, FTVM_OP_STATUS, 0, hash ? FTVM_CTL_F_HASH : 0,
-                           -1, &rep, NULL))
+        if (xlft_ftvm_call(c, XLFT_FTVM_OP_STATUS, 0,
+                           hash ? XLFT_FTVM_F_HASH : 0, -1, &rep, NULL))
             die("status: %s", rep.msg);
         print_status(&rep.st);
         return 0;
@@ -625,7 +625,8 @@ static int command(struct xlft_ftvm *c, int argc, char **argv)
 
         if (fd < 0)
             die("%s: %s", argv[3], strerror(errno));
-        call(c, save ? FTVM_OP_SAVE : FTVM_OP_RESTORE, 0, fd, &rep, NULL);
+        call(c, save ? XLFT_FTVM_OP_SAVE : XLFT_FTVM_OP_RESTORE, 0, fd, &rep,
+             NULL);
         close(fd);
         return 0;
     }

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ftvm_ctl.h"
+#include "xlft_ftvm_ctl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct ftvm_ctl_req req;
+    struct xlft_ftvm_req req;
     char msg[200];
     int nfds;
 
@@ -23,8 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     nfds = data[0] & 3;
     msg[0] = '\0';
-    if (ftvm_ctl_check(data + 1, (long)(size - 1), nfds, msg,
-                       sizeof(msg))) {
+    if (xlft_ftvm_req_check(data + 1, (long)(size - 1), nfds, msg,
+                            sizeof(msg))) {
         if (!msg[0] || !memchr(msg, '\0', sizeof(msg)))
             abort();            /* a refusal always says why */
         return 0;
@@ -32,9 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size - 1 != sizeof(req))
         abort();
     memcpy(&req, data + 1, sizeof(req));
-    if (req.magic != FTVM_CTL_MAGIC || req.version != FTVM_CTL_VERSION ||
-        req.op < FTVM_OP_STATUS || req.op > FTVM_OP_MAX ||
-        nfds != (req.op == FTVM_OP_SAVE || req.op == FTVM_OP_RESTORE))
+    if (req.magic != XLFT_FTVM_MAGIC || req.version != XLFT_FTVM_VERSION ||
+        req.op < XLFT_FTVM_OP_STATUS || req.op > XLFT_FTVM_OP_MAX ||
+        nfds != (req.op == XLFT_FTVM_OP_SAVE ||
+                 req.op == XLFT_FTVM_OP_RESTORE))
         abort();
     return 0;
 }

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/libxlft/arbiter_impl.h"
-#include "../../tools/libxlft/etcd_msg.h"
-#include "../../tools/libxlft/http.h"
-#include "../../tools/libxlft/json.h"
+#include "arbiter_impl.h"
+#include "etcd_msg.h"
+#include "http.h"
+#include "xlft_json.h"
 
 static struct xlft_http_reply r;
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/libxlft/bytes.h"
+#include "bytes.h"
 #include "xlft_crypto.h"
 
 #define TEST_NAME "fuzz_live"

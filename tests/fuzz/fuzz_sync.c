@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/ftd/sync_hdr.h"
+#include "sync_hdr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

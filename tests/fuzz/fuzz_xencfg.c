@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/libxlft/json.h"
 #include "xencfg.h"
+#include "xlft_json.h"
 #include "xlft_xen_config_allow.h"
 
 static const char local[] = XENCFG_LOCAL;

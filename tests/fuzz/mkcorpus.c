@@ -32,13 +32,13 @@
 #include "ft_log.h"
 #include "ft_recorder.h"
 #include "ft_ring.h"
-#include "ftvm_ctl.h"
+#include "sync_hdr.h"
+#include "xencfg.h"
 #include "xlft_frame.h"
+#include "xlft_ftvm_ctl.h"
 #include "xlft_logfile.h"
 #define TEST_NAME "mkcorpus"
 #include "testutil.h"
-#include "../lib/xencfg.h"
-#include "../../tools/ftd/sync_hdr.h"
 
 /* Rings have a tail page since ft_abi.h grew this; before, they had not. */
 #ifndef FT_RING_MEM_SIZE
@@ -991,30 +991,30 @@ static void make_dir(const char *sub)
 /* One request per operation, the descriptors it takes, and near misses. */
 static void write_ctl_seeds(void)
 {
-    uint8_t buf[1 + sizeof(struct ftvm_ctl_req)];
-    struct ftvm_ctl_req req = { .magic = FTVM_CTL_MAGIC,
-                                .version = FTVM_CTL_VERSION };
+    uint8_t buf[1 + sizeof(struct xlft_ftvm_req)];
+    struct xlft_ftvm_req req = { .magic = XLFT_FTVM_MAGIC,
+                                 .version = XLFT_FTVM_VERSION };
     char name[32];
 
-    for (uint16_t op = FTVM_OP_STATUS; op <= FTVM_OP_MAX; op++) {
+    for (uint16_t op = XLFT_FTVM_OP_STATUS; op <= XLFT_FTVM_OP_MAX; op++) {
         req.op = op;
-        req.flags = op == FTVM_OP_STATUS ? FTVM_CTL_F_HASH : 0;
-        req.arg = op == FTVM_OP_RECORD ? 1u << 17 :
-                  op == FTVM_OP_THROTTLE ? 50 : 0;
-        buf[0] = op == FTVM_OP_SAVE || op == FTVM_OP_RESTORE;
+        req.flags = op == XLFT_FTVM_OP_STATUS ? XLFT_FTVM_F_HASH : 0;
+        req.arg = op == XLFT_FTVM_OP_RECORD ? 1u << 17 :
+                  op == XLFT_FTVM_OP_THROTTLE ? 50 : 0;
+        buf[0] = op == XLFT_FTVM_OP_SAVE || op == XLFT_FTVM_OP_RESTORE;
         memcpy(buf + 1, &req, sizeof(req));
         snprintf(name, sizeof(name), "op%u", op);
         write_file("fuzz_ctl", name, buf, sizeof(buf));
     }
-    req.op = FTVM_OP_STATUS;
+    req.op = XLFT_FTVM_OP_STATUS;
     req.flags = 0;
     buf[0] = 0;
-    req.version = FTVM_CTL_VERSION + 1;
+    req.version = XLFT_FTVM_VERSION + 1;
     memcpy(buf + 1, &req, sizeof(req));
     write_file("fuzz_ctl", "newer_version", buf, sizeof(buf));
     write_file("fuzz_ctl", "short", buf, 5);
     /* A client from before HALT (version 2). */
-    req.version = FTVM_CTL_VERSION - 1;
+    req.version = XLFT_FTVM_VERSION - 1;
     memcpy(buf + 1, &req, sizeof(req));
     write_file("fuzz_ctl", "older_version", buf, sizeof(buf));
 }

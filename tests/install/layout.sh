@@ -6,6 +6,8 @@
 #     rendered by man without a warning), the systemd unit under
 #     /lib/systemd/system and the init script under /etc/init.d, both
 #     naming ftd where PREFIX put it, the example config in /etc/xen;
+#   - public headers only (libxlft's, hvm/core's exported to dom0), and
+#     a program including libxlft.h built from what was installed alone;
 #   - a config the host changed is not overwritten by the second.
 set -u
 
@@ -38,6 +40,42 @@ if [ -z "$missing" ] && [ -x "$d$prefix/bin/ftd" ] &&
     ok "make install DESTDIR: programs, man pages, unit, init script, config"
 else
     bad "not installed:$missing"
+fi
+
+# Internals stay out: hvm/core's recorder, replayer and inline encoder,
+# libxlft's own headers (beside its sources), ftvm's and ftd's.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+inc=$d$prefix/include/xenft
+leaked=
+for f in "$src"/hvm/core/ft_log_impl.h "$src"/hvm/core/ft_recorder.h \
+         "$src"/hvm/core/ft_replayer.h "$src"/tools/libxlft/*.h \
+         "$src"/hvm/ftvm/*.h "$src"/tools/ftd/*.h; do
+    [ -e "$inc/${f##*/}" ] && leaked="$leaked ${f##*/}"
+done
+missing=
+for f in ft_base.h ft_abi.h ft_ring.h ft_log.h ft_atomic.h \
+         $(cd "$src/tools/libxlft/include" && echo *.h); do
+    [ -f "$inc/$f" ] || missing="$missing $f"
+done
+if [ -z "$leaked$missing" ] && [ -f "$inc/libxlft.h" ]; then
+    ok "headers: libxlft's public ones and hvm/core's exported set only \
+($(ls "$inc" | wc -l))"
+else
+    bad "headers: internals installed:${leaked:- none}; missing:\
+${missing:- none}"
+fi
+# Built in $work, so that no header of the source tree is at hand.
+cp "$(dirname "$0")/uses-libxlft.c" "$work/uses.c"
+if (cd "$work" && ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -I"$inc" \
+        uses.c -L"$d$prefix/lib" -lxlft -lftcore -levent -lcrypto \
+        -lxxhash -lpthread -o uses) >"$work/cc.out" 2>&1 &&
+   "$work/uses" >"$work/uses.out" 2>&1 &&
+   grep -q '^record: ring full$' "$work/uses.out"; then
+    ok "a program including libxlft.h builds from the installed headers \
+and libraries alone"
+else
+    bad "installed headers: $(cat "$work/cc.out" "$work/uses.out" \
+        2>/dev/null | head -n 5)"
 fi
 
 if grep -q "^ExecStart=$prefix/bin/ftd --config /etc/xen/ft.conf" \

@@ -28,10 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xlft_arbiter.h"
-#include "../../tools/libxlft/etcd_msg.h"
-#include "../../tools/libxlft/http.h"
+#include "etcd_msg.h"
+#include "http.h"
 #include "unit.h"
+#include "xlft_arbiter.h"
 #define TEST_NAME "unit-tests"
 #include "testutil.h"
 

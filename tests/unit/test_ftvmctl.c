@@ -88,15 +88,15 @@ fail:
 /* The fake answers one RECORD with 'mfd', saying the ring is RING_SIZE. */
 static void answer_record(struct fake *f, int mfd)
 {
-    struct ftvm_ctl_rep rep = { .magic = FTVM_CTL_MAGIC,
-                                .version = FTVM_CTL_VERSION,
-                                .op = FTVM_OP_RECORD,
-                                .ring_size = RING_SIZE };
+    struct xlft_ftvm_rep rep = { .magic = XLFT_FTVM_MAGIC,
+                                 .version = XLFT_FTVM_VERSION,
+                                 .op = XLFT_FTVM_OP_RECORD,
+                                 .ring_size = RING_SIZE };
     union {
         char buf[CMSG_SPACE(3 * sizeof(int))];
         struct cmsghdr align;
     } u;
-    struct ftvm_ctl_req req;
+    struct xlft_ftvm_req req;
     struct iovec iov = { &rep, sizeof(rep) };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
                         .msg_control = u.buf,
@@ -107,7 +107,7 @@ static void answer_record(struct fake *f, int mfd)
 
     CU_ASSERT_FATAL(cfd >= 0 && fds[1] >= 0 && fds[2] >= 0);
     CU_ASSERT_FATAL(recv(cfd, &req, sizeof(req), 0) == sizeof(req));
-    CU_ASSERT_EQUAL(req.op, FTVM_OP_RECORD);
+    CU_ASSERT_EQUAL(req.op, XLFT_FTVM_OP_RECORD);
     cm->cmsg_level = SOL_SOCKET;
     cm->cmsg_type = SCM_RIGHTS;
     cm->cmsg_len = CMSG_LEN(sizeof(fds));
@@ -125,7 +125,7 @@ static void answer_record(struct fake *f, int mfd)
 static int map_from_fake(int mfd, struct xlft_ring *r, char *err,
                          size_t errlen)
 {
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
     struct xlft_ftvm *c;
     struct fake f;
     int fds[3], rc;
@@ -134,7 +134,7 @@ static int map_from_fake(int mfd, struct xlft_ring *r, char *err,
     CU_ASSERT_FATAL(fake_open(&f) == 0);
     CU_ASSERT_FATAL(xlft_ftvm_open(&c, f.path, err, errlen) == 0);
     /* Connected through the backlog: the request waits for the fake. */
-    CU_ASSERT_FATAL(xlft_ftvm_send(c, FTVM_OP_RECORD, DATA, 0, -1) == 0);
+    CU_ASSERT_FATAL(xlft_ftvm_send(c, XLFT_FTVM_OP_RECORD, DATA, 0, -1) == 0);
     answer_record(&f, mfd);
     CU_ASSERT_FATAL(xlft_ftvm_recv(c, &rep, fds) == 0);
     CU_ASSERT_EQUAL(rep.ring_size, RING_SIZE);
@@ -225,10 +225,10 @@ static void test_sealed_cannot_shrink(void)
  */
 static void test_silent(void)
 {
-    struct ftvm_ctl_rep rep = { .magic = FTVM_CTL_MAGIC,
-                                .version = FTVM_CTL_VERSION,
-                                .op = FTVM_OP_PAUSE };
-    struct ftvm_ctl_req req;
+    struct xlft_ftvm_rep rep = { .magic = XLFT_FTVM_MAGIC,
+                                 .version = XLFT_FTVM_VERSION,
+                                 .op = XLFT_FTVM_OP_PAUSE };
+    struct xlft_ftvm_req req;
     struct xlft_ftvm *c;
     struct timespec t0, t1;
     struct fake f;
@@ -242,8 +242,8 @@ static void test_silent(void)
     cfd = accept4(f.lfd, NULL, NULL, SOCK_CLOEXEC);
     CU_ASSERT_FATAL(cfd >= 0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    CU_ASSERT_EQUAL(xlft_ftvm_call(c, FTVM_OP_PAUSE, 0, 0, -1, &rep, NULL),
-                    -ETIMEDOUT);
+    CU_ASSERT_EQUAL(xlft_ftvm_call(c, XLFT_FTVM_OP_PAUSE, 0, 0, -1, &rep,
+                                   NULL), -ETIMEDOUT);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
     CU_ASSERT(ms >= 190);
@@ -252,8 +252,8 @@ static void test_silent(void)
     CU_ASSERT_EQUAL(recv(cfd, &req, sizeof(req), 0), (ssize_t)sizeof(req));
     rep.error = 0;
     send(cfd, &rep, sizeof(rep), MSG_NOSIGNAL);
-    CU_ASSERT_EQUAL(xlft_ftvm_call(c, FTVM_OP_STATUS, 0, 0, -1, &rep, NULL),
-                    -EPIPE);
+    CU_ASSERT_EQUAL(xlft_ftvm_call(c, XLFT_FTVM_OP_STATUS, 0, 0, -1, &rep,
+                                   NULL), -EPIPE);
     CU_ASSERT_PTR_NOT_NULL(strstr(rep.msg, "given up on"));
     close(cfd);
     xlft_ftvm_close(c);

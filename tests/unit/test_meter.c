@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
-#include "../../tools/ftd/pair_stats.h"
 #include "ft_log.h"
+#include "pair_stats.h"
 #include "unit.h"
 
 /* A frame of records: 'kinds' in order, as the recorder would. */

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../../tools/ftd/sync_hdr.h"
+#include "sync_hdr.h"
 #include "unit.h"
 
 static char msg[256];

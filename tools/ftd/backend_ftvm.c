@@ -23,12 +23,17 @@ struct guest {
 
 /* Each guest operation is one of ftvm's control operations. */
 static const uint16_t ftvm_op[] = {
-    [GUEST_PAUSE] = FTVM_OP_PAUSE, [GUEST_UNPAUSE] = FTVM_OP_UNPAUSE,
-    [GUEST_SAVE] = FTVM_OP_SAVE, [GUEST_RESTORE] = FTVM_OP_RESTORE,
-    [GUEST_RECORD] = FTVM_OP_RECORD, [GUEST_REPLAY] = FTVM_OP_REPLAY,
-    [GUEST_GOLIVE] = FTVM_OP_GOLIVE, [GUEST_DISABLE] = FTVM_OP_DISABLE,
-    [GUEST_STOP] = FTVM_OP_STOP, [GUEST_THROTTLE] = FTVM_OP_THROTTLE,
-    [GUEST_HALT] = FTVM_OP_HALT,
+    [GUEST_PAUSE] = XLFT_FTVM_OP_PAUSE,
+    [GUEST_UNPAUSE] = XLFT_FTVM_OP_UNPAUSE,
+    [GUEST_SAVE] = XLFT_FTVM_OP_SAVE,
+    [GUEST_RESTORE] = XLFT_FTVM_OP_RESTORE,
+    [GUEST_RECORD] = XLFT_FTVM_OP_RECORD,
+    [GUEST_REPLAY] = XLFT_FTVM_OP_REPLAY,
+    [GUEST_GOLIVE] = XLFT_FTVM_OP_GOLIVE,
+    [GUEST_DISABLE] = XLFT_FTVM_OP_DISABLE,
+    [GUEST_STOP] = XLFT_FTVM_OP_STOP,
+    [GUEST_THROTTLE] = XLFT_FTVM_OP_THROTTLE,
+    [GUEST_HALT] = XLFT_FTVM_OP_HALT,
 };
 
 static int ftvm_open(struct guest **gp, const char *spec, const char *peer,
@@ -77,7 +82,7 @@ static void ftvm_close(struct guest *g)
 static int ftvm_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
                      char *why, size_t len)
 {
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
     int fds[3], rc;
 
     if ((size_t)op >= sizeof(ftvm_op) / sizeof(ftvm_op[0]) || !ftvm_op[op]) {
@@ -108,9 +113,9 @@ static int ftvm_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
 
 static void ftvm_why_stopped(struct guest *g, char *why, size_t len)
 {
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
 
-    xlft_ftvm_call(g->vm, FTVM_OP_STATUS, 0, 0, -1, &rep, NULL);
+    xlft_ftvm_call(g->vm, XLFT_FTVM_OP_STATUS, 0, 0, -1, &rep, NULL);
     snprintf(why, len, "%s", rep.st.why);
 }
 

@@ -15,7 +15,7 @@
 
 #include "etcd_msg.h"
 #include "arbiter_impl.h"
-#include "json.h"
+#include "xlft_json.h"
 
 #define BAD(...) (snprintf(err, errlen, __VA_ARGS__), -EBADMSG)
 

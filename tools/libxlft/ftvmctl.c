@@ -83,9 +83,9 @@ int xlft_ftvm_fd(const struct xlft_ftvm *c)
 int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
                    uint32_t flags, int fd)
 {
-    struct ftvm_ctl_req req = { .magic = FTVM_CTL_MAGIC,
-                                .version = FTVM_CTL_VERSION, .op = op,
-                                .arg = arg, .flags = flags };
+    struct xlft_ftvm_req req = { .magic = XLFT_FTVM_MAGIC,
+                                 .version = XLFT_FTVM_VERSION, .op = op,
+                                 .arg = arg, .flags = flags };
     union {
         char buf[CMSG_SPACE(sizeof(int))];
         struct cmsghdr align;
@@ -125,8 +125,8 @@ static int reply_due(struct xlft_ftvm *c)
     struct timespec t0, t;
     int left = c->deadline_ms, n;
 
-    if (c->op == FTVM_OP_SAVE || c->op == FTVM_OP_RESTORE ||
-        c->op == FTVM_OP_STOP)
+    if (c->op == XLFT_FTVM_OP_SAVE || c->op == XLFT_FTVM_OP_RESTORE ||
+        c->op == XLFT_FTVM_OP_STOP)
         return 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while ((n = poll(&pfd, 1, left)) < 0 && errno == EINTR) {
@@ -144,7 +144,7 @@ static int reply_due(struct xlft_ftvm *c)
     return -ETIMEDOUT;
 }
 
-int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
+int xlft_ftvm_recv(struct xlft_ftvm *c, struct xlft_ftvm_rep *rep,
                    int fds[3])
 {
     union {
@@ -189,7 +189,7 @@ int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
                 close(fd);
         }
     }
-    if (n != (ssize_t)sizeof(*rep) || rep->magic != FTVM_CTL_MAGIC ||
+    if (n != (ssize_t)sizeof(*rep) || rep->magic != XLFT_FTVM_MAGIC ||
         (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
         (ngot && (ngot != 3 || !fds || rep->error))) {
         int rc = n < 0 ? -errno : n == 0 ? -ECONNRESET : -EBADMSG;
@@ -211,7 +211,7 @@ int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
 }
 
 int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
-                   uint32_t flags, int fd, struct ftvm_ctl_rep *rep,
+                   uint32_t flags, int fd, struct xlft_ftvm_rep *rep,
                    int fds[3])
 {
     /* Given up on: recv says so. */
@@ -323,24 +323,24 @@ int xlft_ring_notify(struct xlft_ring *r)
 const char *xlft_ftvm_op_name(uint16_t op)
 {
     static const char *const names[] = {
-        [FTVM_OP_STATUS] = "status", [FTVM_OP_PAUSE] = "pause",
-        [FTVM_OP_UNPAUSE] = "unpause", [FTVM_OP_SAVE] = "save",
-        [FTVM_OP_RESTORE] = "restore", [FTVM_OP_RECORD] = "record",
-        [FTVM_OP_REPLAY] = "replay", [FTVM_OP_GOLIVE] = "golive",
-        [FTVM_OP_DISABLE] = "disable", [FTVM_OP_STOP] = "stop",
-        [FTVM_OP_THROTTLE] = "throttle", [FTVM_OP_HALT] = "halt",
+        [XLFT_FTVM_OP_STATUS] = "status", [XLFT_FTVM_OP_PAUSE] = "pause",
+        [XLFT_FTVM_OP_UNPAUSE] = "unpause", [XLFT_FTVM_OP_SAVE] = "save",
+        [XLFT_FTVM_OP_RESTORE] = "restore", [XLFT_FTVM_OP_RECORD] = "record",
+        [XLFT_FTVM_OP_REPLAY] = "replay", [XLFT_FTVM_OP_GOLIVE] = "golive",
+        [XLFT_FTVM_OP_DISABLE] = "disable", [XLFT_FTVM_OP_STOP] = "stop",
+        [XLFT_FTVM_OP_THROTTLE] = "throttle", [XLFT_FTVM_OP_HALT] = "halt",
     };
 
-    return op <= FTVM_OP_MAX && names[op] ? names[op] : "unknown";
+    return op <= XLFT_FTVM_OP_MAX && names[op] ? names[op] : "unknown";
 }
 
 const char *xlft_ftvm_state_name(uint32_t state)
 {
     switch (state) {
-    case FTVM_ST_PAUSED: return "paused";
-    case FTVM_ST_RUNNING: return "running";
-    case FTVM_ST_FAILED: return "failed";
-    case FTVM_ST_ENDED: return "ended";
+    case XLFT_FTVM_ST_PAUSED: return "paused";
+    case XLFT_FTVM_ST_RUNNING: return "running";
+    case XLFT_FTVM_ST_FAILED: return "failed";
+    case XLFT_FTVM_ST_ENDED: return "ended";
     default: return "unknown";
     }
 }
@@ -348,9 +348,9 @@ const char *xlft_ftvm_state_name(uint32_t state)
 const char *xlft_ftvm_mode_name(uint32_t mode)
 {
     switch (mode) {
-    case FTVM_MODE_LIVE: return "live";
-    case FTVM_MODE_RECORD: return "record";
-    case FTVM_MODE_REPLAY: return "replay";
+    case XLFT_FTVM_MODE_LIVE: return "live";
+    case XLFT_FTVM_MODE_RECORD: return "record";
+    case XLFT_FTVM_MODE_REPLAY: return "replay";
     default: return "unknown";
     }
 }

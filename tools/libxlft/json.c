@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * json.c - just enough JSON to read a server's reply (json.h).
+ * json.c - just enough JSON to read a server's reply (xlft_json.h).
  *
  * One scanner serves both the check and the look-ups: skip() steps over
  * exactly one value and returns NULL at the first byte that breaks the
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "json.h"
+#include "xlft_json.h"
 
 static const char *ws(const char *p, const char *end)
 {

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
 #include "xlft_copy.h"
+#include "xlft_json.h"
 #include "xlft_xen_config_allow.h"
 
 enum scope { TOP, C_INFO, B_INFO, B_HVM, NSCOPES };

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../libxlft/json.h"
 #include "status.h"
+#include "xlft_json.h"
 
 #define POLL_MS     100
 #define STALL_S     60          /* no byte sent this long: stop looking */

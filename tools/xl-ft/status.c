@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../libxlft/json.h"
 #include "ctl.h"
 #include "status.h"
+#include "xlft_json.h"
 
 int status_fetch(const char *socket, const char *guest, char **doc,
                  char *why, size_t len)

@@ -2,7 +2,7 @@
 /*
  * xlft_ftvm.h - the dom0 side of `ftvm serve`'s control socket: what
  * ftd's ftvm backend uses where its xen backend issues the FT domctl
- * and maps the ring with acquire_resource.  Protocol: ftvm_ctl.h.
+ * and maps the ring with acquire_resource.  Protocol: xlft_ftvm_ctl.h.
  *
  * Errors are negative errno values.  A refused request returns the
  * server's error, and its reason is in rep->msg.
@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "ft_ring.h"
-#include "ftvm_ctl.h"
+#include "xlft_ftvm_ctl.h"
 
 struct xlft_ftvm;
 
@@ -43,7 +43,7 @@ int xlft_ftvm_send(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
  * and the connection is given up on (every later call: -EPIPE), since
  * an ftvm that its guest has taken over must not hold its client.
  */
-int xlft_ftvm_recv(struct xlft_ftvm *c, struct ftvm_ctl_rep *rep,
+int xlft_ftvm_recv(struct xlft_ftvm *c, struct xlft_ftvm_rep *rep,
                    int fds[3]);
 
 /* How long a reply may take, ms: XLFT_FTVM_REPLY_MS unless set. */
@@ -52,7 +52,7 @@ void xlft_ftvm_set_deadline(struct xlft_ftvm *c, int ms);
 
 /* send, then recv. */
 int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
-                   uint32_t flags, int fd, struct ftvm_ctl_rep *rep,
+                   uint32_t flags, int fd, struct xlft_ftvm_rep *rep,
                    int fds[3]);
 
 /* A ring as ftvm passed it: mapped and checked for 'role'. */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * json.h - just enough JSON to read a server's reply (internal).
+ * xlft_json.h - just enough JSON to read a server's reply: etcd's
+ * gateway (the arbiter), libxl's configuration of a guest (the xen
+ * backend), ftd's status for xl-ft.
  *
  * A document is checked whole first (RFC 8259 syntax, nesting at most
  * XLFT_JSON_DEPTH deep); then single values are looked up by path and
