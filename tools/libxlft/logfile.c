@@ -86,6 +86,18 @@ static int write_block(struct xlft_logw *w, uint32_t flags,
     return 0;
 }
 
+/* Closes the file, if open, and frees 'w'; NULL is nothing to free. */
+static void logw_free(struct xlft_logw *w)
+{
+    if (!w)
+        return;
+    if (w->fp)
+        fclose(w->fp);
+    free(w->buf);
+    free(w->path);
+    free(w);
+}
+
 int xlft_logw_open(struct xlft_logw **out, const char *path,
                    char *msg, size_t msglen)
 {
@@ -96,7 +108,8 @@ int xlft_logw_open(struct xlft_logw **out, const char *path,
     *out = NULL;
     if (!w) {
         xlft_say(msg, msglen, "%s: out of memory", path);
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     w->path = strdup(path);
     w->buf = malloc(XLFT_LOGBLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET +
@@ -104,13 +117,13 @@ int xlft_logw_open(struct xlft_logw **out, const char *path,
     if (!w->path || !w->buf) {
         xlft_say(msg, msglen, "%s: out of memory", path);
         rc = -ENOMEM;
-        goto fail;
+        goto out;
     }
     w->fp = fopen(path, "wb");
     if (!w->fp) {
         rc = -errno;
         xlft_say(msg, msglen, "cannot create %s: %s", path, strerror(errno));
-        goto fail;
+        goto out;
     }
     memcpy(XLFT_AT(hdr, logfile_hdr, magic), FILE_MAGIC,
            XLFT_SIZEOF(logfile_hdr, magic));
@@ -124,16 +137,12 @@ int xlft_logw_open(struct xlft_logw **out, const char *path,
     errno = 0;
     rc = write_all(w, hdr, sizeof(hdr), msg, msglen);
     if (rc)
-        goto fail;
+        goto out;
     *out = w;
-    return 0;
+    w = NULL;
 
-fail:
-    if (w->fp)
-        fclose(w->fp);
-    free(w->buf);
-    free(w->path);
-    free(w);
+out:
+    logw_free(w);
     return rc;
 }
 
@@ -211,9 +220,8 @@ int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen)
         rc = -errno;
         xlft_say(msg, msglen, "%s: close failed: %s", w->path, strerror(errno));
     }
-    free(w->buf);
-    free(w->path);
-    free(w);
+    w->fp = NULL;
+    logw_free(w);
     return rc;
 }
 
@@ -221,10 +229,7 @@ void xlft_logw_abandon(struct xlft_logw *w)
 {
     if (!w->error && w->len)
         write_block(w, 0, NULL, 0);
-    fclose(w->fp);
-    free(w->buf);
-    free(w->path);
-    free(w);
+    logw_free(w);
 }
 
 /* Read exactly n bytes: 1 if all came, 0 if the file ended first. */
@@ -242,36 +247,37 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
     struct xlft_logr *r = calloc(1, sizeof(*r));
     uint8_t hdr[XLFT_LOGFILE_HDR_SIZE];
     size_t got;
-    int rc;
+    int rc, whole;
 
     *out = NULL;
     if (!r) {
         xlft_say(msg, msglen, "%s: out of memory", name);
-        fclose(fp);
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     r->fp = fp;
+    fp = NULL;
     r->name = strdup(name);
     r->cap = XLFT_LOGBLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET;
     r->buf = malloc(r->cap);
     if (!r->name || !r->buf) {
         xlft_say(msg, msglen, "%s: out of memory", name);
         rc = -ENOMEM;
-        goto fail;
+        goto out;
     }
     ft_codec_init(&r->codec);
-    rc = read_exact(r, hdr, sizeof(hdr), &got);
-    if (rc <= 0) {
-        xlft_say(msg, msglen, "%s: %s", name, rc < 0 ? "read error"
+    whole = read_exact(r, hdr, sizeof(hdr), &got);
+    if (whole <= 0) {
+        xlft_say(msg, msglen, "%s: %s", name, whole < 0 ? "read error"
             : "too short for a xenft log header");
-        rc = rc < 0 ? rc : -EBADMSG;
-        goto fail;
+        rc = whole < 0 ? whole : -EBADMSG;
+        goto out;
     }
     if (memcmp(XLFT_AT(hdr, logfile_hdr, magic), FILE_MAGIC,
                XLFT_SIZEOF(logfile_hdr, magic))) {
         xlft_say(msg, msglen, "%s: not a xenft log (bad magic)", name);
         rc = -EBADMSG;
-        goto fail;
+        goto out;
     }
     /* Magic and version keep their places in every version; the rest,
      * checksum included, may change with it. */
@@ -280,26 +286,29 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
             ", this build reads version %u only", name,
             XLFT_GET(32, hdr, logfile_hdr, version), FT_LOG_VERSION);
         rc = -EPROTONOSUPPORT;
-        goto fail;
+        goto out;
     }
     if (XLFT_GET(64, hdr, logfile_hdr, hdr_sum) !=
         XXH3_64bits(hdr, XLFT_OFF(logfile_hdr, hdr_sum))) {
         xlft_say(msg, msglen, "%s: log header checksum mismatch", name);
         rc = -EBADMSG;
-        goto fail;
+        goto out;
     }
     if (XLFT_GET(32, hdr, logfile_hdr, hdr_size) != XLFT_LOGFILE_HDR_SIZE ||
         XLFT_GET(64, hdr, logfile_hdr, reserved)) {
         xlft_say(msg, msglen, "%s: bad log header size %" PRIu32, name,
             XLFT_GET(32, hdr, logfile_hdr, hdr_size));
         rc = -EBADMSG;
-        goto fail;
+        goto out;
     }
     r->off = XLFT_LOGFILE_HDR_SIZE;
     *out = r;
-    return 0;
+    r = NULL;
+    rc = 0;
 
-fail:
+out:
+    if (fp)
+        fclose(fp);
     xlft_logr_close(r);
     return rc;
 }
