@@ -31,6 +31,8 @@ int main(void)
     register_crypto_tests();
     register_netgate_tests();
     register_copy_tests();
+    register_golden_tests();
+    register_layout_tests();
     register_ftvmctl_tests();
     register_xen_allow_tests();
     register_xen_local_tests();

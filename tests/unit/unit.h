@@ -31,6 +31,8 @@ void register_arbiter_etcd_tests(void);
 void arbiter_race(const char *spec, const char *pair);
 void register_netgate_tests(void);
 void register_copy_tests(void);
+void register_golden_tests(void);
+void register_layout_tests(void);
 void register_ftvmctl_tests(void);
 void register_xen_allow_tests(void);
 void register_xen_local_tests(void);

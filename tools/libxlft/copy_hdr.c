@@ -13,17 +13,25 @@
 #define HDR_MAGIC   "XLFTCOPY"
 #define REPLY_MAGIC "XLFTCRPY"
 
+_Static_assert(sizeof(HDR_MAGIC) - 1 == XLFT_SIZEOF(copy_hdr, magic) &&
+               sizeof(REPLY_MAGIC) - 1 == XLFT_SIZEOF(copy_reply, magic),
+               "copy magic of another size than its field");
+_Static_assert(XLFT_OFF(copy_reply, magic) == XLFT_OFF(copy_hdr, magic) &&
+               XLFT_OFF(copy_reply, version) == XLFT_OFF(copy_hdr, version),
+               "copy reply's magic or version not where the header's are");
+
 /* Magic and version at the start of either: 0 or what is wrong. */
 static int check_start(const uint8_t *in, const char *magic,
                        const char *what, char *err, size_t errlen)
 {
     uint32_t v;
 
-    if (memcmp(in, magic, 8)) {
+    if (memcmp(XLFT_AT(in, copy_hdr, magic), magic,
+               XLFT_SIZEOF(copy_hdr, magic))) {
         snprintf(err, errlen, "not a xenft copy %s (bad magic)", what);
         return -EPROTO;
     }
-    v = xlft_get32(in + 8);
+    v = XLFT_GET(32, in, copy_hdr, version);
     if (v != XLFT_COPY_VERSION) {
         snprintf(err, errlen, "copy %s of version %u, this side speaks %u",
                  what, v, XLFT_COPY_VERSION);
@@ -35,11 +43,12 @@ static int check_start(const uint8_t *in, const char *magic,
 void xlft_copy_hdr_put(uint8_t out[XLFT_COPY_HDR_SIZE],
                        const struct xlft_copy_hdr *h)
 {
-    memcpy(out, HDR_MAGIC, 8);
-    xlft_put32(out + 8, XLFT_COPY_VERSION);
-    xlft_put32(out + 12, 0);
-    xlft_put32(out + 16, h->domid);
-    xlft_put32(out + 20, h->config_len);
+    memcpy(XLFT_AT(out, copy_hdr, magic), HDR_MAGIC,
+           XLFT_SIZEOF(copy_hdr, magic));
+    XLFT_PUT(32, out, copy_hdr, version, XLFT_COPY_VERSION);
+    XLFT_PUT(32, out, copy_hdr, flags, 0);
+    XLFT_PUT(32, out, copy_hdr, domid, h->domid);
+    XLFT_PUT(32, out, copy_hdr, config_len, h->config_len);
 }
 
 int xlft_copy_hdr_get(const uint8_t in[XLFT_COPY_HDR_SIZE],
@@ -49,13 +58,13 @@ int xlft_copy_hdr_get(const uint8_t in[XLFT_COPY_HDR_SIZE],
 
     if (rc)
         return rc;
-    if (xlft_get32(in + 12)) {
+    if (XLFT_GET(32, in, copy_hdr, flags)) {
         snprintf(err, errlen, "copy stream with unknown flags %#x",
-                 xlft_get32(in + 12));
+                 XLFT_GET(32, in, copy_hdr, flags));
         return -EPROTO;
     }
-    h->domid = xlft_get32(in + 16);
-    h->config_len = xlft_get32(in + 20);
+    h->domid = XLFT_GET(32, in, copy_hdr, domid);
+    h->config_len = XLFT_GET(32, in, copy_hdr, config_len);
     if (!h->config_len || h->config_len > XLFT_COPY_CONFIG_MAX) {
         snprintf(err, errlen, "copy stream with a configuration of %u "
                  "bytes (1 to %u)", h->config_len, XLFT_COPY_CONFIG_MAX);
@@ -78,11 +87,12 @@ int xlft_copy_config_check(const uint8_t *cfg, uint32_t len, char *err,
 void xlft_copy_reply_put(uint8_t out[XLFT_COPY_REPLY_SIZE], int32_t status,
                          uint32_t domid)
 {
-    memcpy(out, REPLY_MAGIC, 8);
-    xlft_put32(out + 8, XLFT_COPY_VERSION);
-    xlft_put32(out + 12, (uint32_t)status);
-    xlft_put32(out + 16, domid);
-    xlft_put32(out + 20, 0);
+    memcpy(XLFT_AT(out, copy_reply, magic), REPLY_MAGIC,
+           XLFT_SIZEOF(copy_reply, magic));
+    XLFT_PUT(32, out, copy_reply, version, XLFT_COPY_VERSION);
+    XLFT_PUT(32, out, copy_reply, status, (uint32_t)status);
+    XLFT_PUT(32, out, copy_reply, domid, domid);
+    XLFT_PUT(32, out, copy_reply, reserved, 0);
 }
 
 int xlft_copy_reply_get(const uint8_t in[XLFT_COPY_REPLY_SIZE],
@@ -94,10 +104,10 @@ int xlft_copy_reply_get(const uint8_t in[XLFT_COPY_REPLY_SIZE],
 
     if (rc)
         return rc;
-    s = xlft_get32(in + 12);
-    *domid = xlft_get32(in + 16);
+    s = XLFT_GET(32, in, copy_reply, status);
+    *domid = XLFT_GET(32, in, copy_reply, domid);
     /* Success names a domain, failure an errno value, and nothing else. */
-    if (xlft_get32(in + 20) || (s == 0 && *domid == 0) ||
+    if (XLFT_GET(32, in, copy_reply, reserved) || (s == 0 && *domid == 0) ||
         (s != 0 && (*domid != 0 || (int32_t)s >= 0 ||
                     (int32_t)s < -4095))) {
         snprintf(err, errlen, "copy reply with status %d and domain %u",

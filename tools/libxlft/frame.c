@@ -48,7 +48,7 @@ bool xlft_name_ok(const char *s)
 }
 
 /* A name field: the name, then NUL bytes to its end. */
-static void name_put(uint8_t *out, const char *name)
+static void name_put(uint8_t out[XLFT_NAME_SIZE], const char *name)
 {
     size_t n = strnlen(name, XLFT_NAME_SIZE);
 
@@ -57,7 +57,7 @@ static void name_put(uint8_t *out, const char *name)
 }
 
 /* Decoded as it is; check_msg refuses what is not a name, NUL-padded. */
-static void name_get(char *name, const uint8_t *in)
+static void name_get(char *name, const uint8_t in[XLFT_NAME_SIZE])
 {
     size_t n = strnlen((const char *)in, XLFT_NAME_SIZE);
 
@@ -71,12 +71,12 @@ static void name_get(char *name, const uint8_t *in)
 
 void xlft_hdr_put(uint8_t out[XLFT_HDR_SIZE], const struct xlft_hdr *h)
 {
-    xlft_put32(out, XLFT_WIRE_MAGIC);
-    out[4] = h->version;
-    out[5] = h->type;
-    xlft_put16(out + 6, h->flags);
-    xlft_put32(out + 8, h->len);
-    xlft_put64(out + 12, h->seq);
+    XLFT_PUT(32, out, hdr, magic, XLFT_WIRE_MAGIC);
+    XLFT_PUT(8, out, hdr, version, h->version);
+    XLFT_PUT(8, out, hdr, type, h->type);
+    XLFT_PUT(16, out, hdr, flags, h->flags);
+    XLFT_PUT(32, out, hdr, len, h->len);
+    XLFT_PUT(64, out, hdr, seq, h->seq);
 }
 
 int xlft_hdr_get(const uint8_t *buf, size_t len, struct xlft_hdr *h,
@@ -89,12 +89,12 @@ int xlft_hdr_get(const uint8_t *buf, size_t len, struct xlft_hdr *h,
             XLFT_HDR_SIZE);
         return -ENODATA;
     }
-    magic = xlft_get32(buf);
-    h->version = buf[4];
-    h->type = buf[5];
-    h->flags = xlft_get16(buf + 6);
-    h->len = xlft_get32(buf + 8);
-    h->seq = xlft_get64(buf + 12);
+    magic = XLFT_GET(32, buf, hdr, magic);
+    h->version = XLFT_GET(8, buf, hdr, version);
+    h->type = XLFT_GET(8, buf, hdr, type);
+    h->flags = XLFT_GET(16, buf, hdr, flags);
+    h->len = XLFT_GET(32, buf, hdr, len);
+    h->seq = XLFT_GET(64, buf, hdr, seq);
     if (magic != XLFT_WIRE_MAGIC) {
         xlft_say(msg, msglen, "not a logging channel frame: magic 0x%08x, "
             "want 0x%08x", magic, XLFT_WIRE_MAGIC);
@@ -322,64 +322,67 @@ int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
     case XLFT_T_HELLO: {
         const struct xlft_hello *h = &m->u.hello;
 
-        xlft_put16(out, h->ver_min);
-        xlft_put16(out + 2, h->ver_max);
-        out[4] = h->role;
-        out[5] = h->enc;
-        xlft_put16(out + 6, h->log_version);
-        xlft_put32(out + 8, h->domid);
-        name_put(out + 12, h->host);
-        name_put(out + 76, h->pair);
-        memcpy(out + 140, h->nonce, XLFT_NONCE_SIZE);
+        XLFT_PUT(16, out, hello, ver_min, h->ver_min);
+        XLFT_PUT(16, out, hello, ver_max, h->ver_max);
+        XLFT_PUT(8, out, hello, role, h->role);
+        XLFT_PUT(8, out, hello, enc, h->enc);
+        XLFT_PUT(16, out, hello, log_version, h->log_version);
+        XLFT_PUT(32, out, hello, domid, h->domid);
+        name_put(XLFT_AT(out, hello, host), h->host);
+        name_put(XLFT_AT(out, hello, pair), h->pair);
+        memcpy(XLFT_AT(out, hello, nonce), h->nonce,
+               XLFT_SIZEOF(hello, nonce));
         break;
     }
     case XLFT_T_HELLO_ACK: {
         const struct xlft_hello_ack *a = &m->u.hello_ack;
 
-        xlft_put16(out, a->version);
-        out[2] = a->role;
-        out[3] = a->enc;
-        xlft_put16(out + 4, a->log_version);
-        xlft_put32(out + 6, a->domid);
-        name_put(out + 10, a->host);
-        name_put(out + 74, a->pair);
-        memcpy(out + 138, a->nonce, XLFT_NONCE_SIZE);
-        memcpy(out + 170, a->mac, XLFT_MAC_SIZE);
+        XLFT_PUT(16, out, hello_ack, version, a->version);
+        XLFT_PUT(8, out, hello_ack, role, a->role);
+        XLFT_PUT(8, out, hello_ack, enc, a->enc);
+        XLFT_PUT(16, out, hello_ack, log_version, a->log_version);
+        XLFT_PUT(32, out, hello_ack, domid, a->domid);
+        name_put(XLFT_AT(out, hello_ack, host), a->host);
+        name_put(XLFT_AT(out, hello_ack, pair), a->pair);
+        memcpy(XLFT_AT(out, hello_ack, nonce), a->nonce,
+               XLFT_SIZEOF(hello_ack, nonce));
+        memcpy(XLFT_AT(out, hello_ack, mac), a->mac,
+               XLFT_SIZEOF(hello_ack, mac));
         break;
     }
     case XLFT_T_LOG:
-        xlft_put64(out, m->u.log.first_seq);
-        xlft_put64(out + 8, m->u.log.sent_ns);
-        xlft_put32(out + 16, m->u.log.count);
+        XLFT_PUT(64, out, log, first_seq, m->u.log.first_seq);
+        XLFT_PUT(64, out, log, sent_ns, m->u.log.sent_ns);
+        XLFT_PUT(32, out, log, count, m->u.log.count);
         memmove(out + XLFT_LOG_HDR_SIZE, m->u.log.recs, m->u.log.len);
         break;
     case XLFT_T_ACK:
-        xlft_put64(out, m->u.ack.acked);
-        xlft_put64(out + 8, m->u.ack.replayed);
-        xlft_put64(out + 16, m->u.ack.echo_ns);
-        xlft_put64(out + 24, m->u.ack.recv_ns);
+        XLFT_PUT(64, out, ack, acked, m->u.ack.acked);
+        XLFT_PUT(64, out, ack, replayed, m->u.ack.replayed);
+        XLFT_PUT(64, out, ack, echo_ns, m->u.ack.echo_ns);
+        XLFT_PUT(64, out, ack, recv_ns, m->u.ack.recv_ns);
         break;
     case XLFT_T_HEARTBEAT:
-        xlft_put64(out, m->u.heartbeat.sent_ns);
-        xlft_put64(out + 8, m->u.heartbeat.echo_ns);
+        XLFT_PUT(64, out, heartbeat, sent_ns, m->u.heartbeat.sent_ns);
+        XLFT_PUT(64, out, heartbeat, echo_ns, m->u.heartbeat.echo_ns);
         break;
     case XLFT_T_STATE:
-        xlft_put64(out, m->u.state.offset);
-        xlft_put64(out + 8, m->u.state.total);
-        xlft_put64(out + 16, m->u.state.base_seq);
+        XLFT_PUT(64, out, state, offset, m->u.state.offset);
+        XLFT_PUT(64, out, state, total, m->u.state.total);
+        XLFT_PUT(64, out, state, base_seq, m->u.state.base_seq);
         if (m->u.state.len)
             memmove(out + XLFT_STATE_HDR_SIZE, m->u.state.data,
                     m->u.state.len);
         break;
     case XLFT_T_GOLIVE:
-        xlft_put64(out, m->u.golive_seq);
+        XLFT_PUT(64, out, golive, seq, m->u.golive_seq);
         break;
     case XLFT_T_SHUTDOWN:
-        xlft_put64(out, m->u.shutdown_seq);
+        XLFT_PUT(64, out, shutdown, seq, m->u.shutdown_seq);
         break;
     case XLFT_T_ERROR:
-        xlft_put32(out, m->u.error.code);
-        xlft_put16(out + 4, m->u.error.len);
+        XLFT_PUT(32, out, error, code, m->u.error.code);
+        XLFT_PUT(16, out, error, len, m->u.error.len);
         memcpy(out + XLFT_ERROR_HDR_SIZE, m->u.error.reason,
                m->u.error.len);
         break;
@@ -408,15 +411,18 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
      * Every version's HELLO starts with the range it offers: a peer that
      * offers none of ours is told so, whatever layout the rest has.
      */
-    if (type == XLFT_T_HELLO && len >= 4 && xlft_get16(p) >= 1 &&
-        xlft_get16(p) <= xlft_get16(p + 2) &&
-        !offers_ours(xlft_get16(p), xlft_get16(p + 2))) {
-        xlft_say(msg, msglen, "no channel version in common: the peer speaks "
-            "%u to %u, this side %u to %u%s", xlft_get16(p),
-            xlft_get16(p + 2), XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX,
-            xlft_get16(p + 2) < XLFT_WIRE_VERSION_MIN ?
-            " (an ftd from before host identities: upgrade it)" : "");
-        return -EPROTONOSUPPORT;
+    if (type == XLFT_T_HELLO && len >= XLFT_END(hello, ver_max)) {
+        unsigned int lo = XLFT_GET(16, p, hello, ver_min);
+        unsigned int hi = XLFT_GET(16, p, hello, ver_max);
+
+        if (lo >= 1 && lo <= hi && !offers_ours(lo, hi)) {
+            xlft_say(msg, msglen, "no channel version in common: the peer "
+                "speaks %u to %u, this side %u to %u%s", lo, hi,
+                XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX,
+                hi < XLFT_WIRE_VERSION_MIN ?
+                " (an ftd from before host identities: upgrade it)" : "");
+            return -EPROTONOSUPPORT;
+        }
     }
     if (len < fixed || (len != fixed && !var)) {
         xlft_say(msg, msglen, "%s payload of %zu bytes; it takes %s%zu", name,
@@ -429,65 +435,68 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
     case XLFT_T_HELLO: {
         struct xlft_hello *h = &m->u.hello;
 
-        h->ver_min = xlft_get16(p);
-        h->ver_max = xlft_get16(p + 2);
-        h->role = p[4];
-        h->enc = p[5];
-        h->log_version = xlft_get16(p + 6);
-        h->domid = xlft_get32(p + 8);
-        name_get(h->host, p + 12);
-        name_get(h->pair, p + 76);
-        memcpy(h->nonce, p + 140, XLFT_NONCE_SIZE);
+        h->ver_min = XLFT_GET(16, p, hello, ver_min);
+        h->ver_max = XLFT_GET(16, p, hello, ver_max);
+        h->role = XLFT_GET(8, p, hello, role);
+        h->enc = XLFT_GET(8, p, hello, enc);
+        h->log_version = XLFT_GET(16, p, hello, log_version);
+        h->domid = XLFT_GET(32, p, hello, domid);
+        name_get(h->host, XLFT_AT(p, hello, host));
+        name_get(h->pair, XLFT_AT(p, hello, pair));
+        memcpy(h->nonce, XLFT_AT(p, hello, nonce),
+               XLFT_SIZEOF(hello, nonce));
         break;
     }
     case XLFT_T_HELLO_ACK: {
         struct xlft_hello_ack *a = &m->u.hello_ack;
 
-        a->version = xlft_get16(p);
-        a->role = p[2];
-        a->enc = p[3];
-        a->log_version = xlft_get16(p + 4);
-        a->domid = xlft_get32(p + 6);
-        name_get(a->host, p + 10);
-        name_get(a->pair, p + 74);
-        memcpy(a->nonce, p + 138, XLFT_NONCE_SIZE);
-        memcpy(a->mac, p + 170, XLFT_MAC_SIZE);
+        a->version = XLFT_GET(16, p, hello_ack, version);
+        a->role = XLFT_GET(8, p, hello_ack, role);
+        a->enc = XLFT_GET(8, p, hello_ack, enc);
+        a->log_version = XLFT_GET(16, p, hello_ack, log_version);
+        a->domid = XLFT_GET(32, p, hello_ack, domid);
+        name_get(a->host, XLFT_AT(p, hello_ack, host));
+        name_get(a->pair, XLFT_AT(p, hello_ack, pair));
+        memcpy(a->nonce, XLFT_AT(p, hello_ack, nonce),
+               XLFT_SIZEOF(hello_ack, nonce));
+        memcpy(a->mac, XLFT_AT(p, hello_ack, mac),
+               XLFT_SIZEOF(hello_ack, mac));
         break;
     }
     case XLFT_T_LOG:
-        m->u.log.first_seq = xlft_get64(p);
-        m->u.log.sent_ns = xlft_get64(p + 8);
-        m->u.log.count = xlft_get32(p + 16);
+        m->u.log.first_seq = XLFT_GET(64, p, log, first_seq);
+        m->u.log.sent_ns = XLFT_GET(64, p, log, sent_ns);
+        m->u.log.count = XLFT_GET(32, p, log, count);
         m->u.log.len = (uint32_t)(len - fixed);
         m->u.log.recs = p + fixed;
         break;
     case XLFT_T_ACK:
-        m->u.ack.acked = xlft_get64(p);
-        m->u.ack.replayed = xlft_get64(p + 8);
-        m->u.ack.echo_ns = xlft_get64(p + 16);
-        m->u.ack.recv_ns = xlft_get64(p + 24);
+        m->u.ack.acked = XLFT_GET(64, p, ack, acked);
+        m->u.ack.replayed = XLFT_GET(64, p, ack, replayed);
+        m->u.ack.echo_ns = XLFT_GET(64, p, ack, echo_ns);
+        m->u.ack.recv_ns = XLFT_GET(64, p, ack, recv_ns);
         break;
     case XLFT_T_HEARTBEAT:
-        m->u.heartbeat.sent_ns = xlft_get64(p);
-        m->u.heartbeat.echo_ns = xlft_get64(p + 8);
+        m->u.heartbeat.sent_ns = XLFT_GET(64, p, heartbeat, sent_ns);
+        m->u.heartbeat.echo_ns = XLFT_GET(64, p, heartbeat, echo_ns);
         break;
     case XLFT_T_STATE:
-        m->u.state.offset = xlft_get64(p);
-        m->u.state.total = xlft_get64(p + 8);
-        m->u.state.base_seq = xlft_get64(p + 16);
+        m->u.state.offset = XLFT_GET(64, p, state, offset);
+        m->u.state.total = XLFT_GET(64, p, state, total);
+        m->u.state.base_seq = XLFT_GET(64, p, state, base_seq);
         m->u.state.len = (uint32_t)(len - fixed);
         m->u.state.data = p + fixed;
         break;
     case XLFT_T_GOLIVE:
-        m->u.golive_seq = xlft_get64(p);
+        m->u.golive_seq = XLFT_GET(64, p, golive, seq);
         break;
     case XLFT_T_SHUTDOWN:
-        m->u.shutdown_seq = xlft_get64(p);
+        m->u.shutdown_seq = XLFT_GET(64, p, shutdown, seq);
         break;
     case XLFT_T_ERROR: {
-        uint16_t rlen = xlft_get16(p + 4);
+        uint16_t rlen = XLFT_GET(16, p, error, len);
 
-        m->u.error.code = xlft_get32(p);
+        m->u.error.code = XLFT_GET(32, p, error, code);
         if (rlen != len - fixed || rlen > XLFT_ERROR_REASON_MAX) {
             xlft_say(msg, msglen, "ERROR: reason length %u in a %zu-byte "
                 "payload", rlen, len);

@@ -19,10 +19,10 @@
 #include "say.h"
 
 #define FILE_MAGIC    "XENFTLOG"
-#define FILE_HDR_SIZE 32u
 #define BLOCK_MAGIC   0x4b4c4258u      /* "XBLK" little-endian */
-#define BLOCK_HDR_SIZE 40u
-#define BLOCK_F_END   1u
+
+_Static_assert(sizeof(FILE_MAGIC) - 1 == XLFT_SIZEOF(logfile_hdr, magic),
+               "log file magic of another size than its field");
 
 struct xlft_logw {
     FILE *fp;
@@ -67,15 +67,17 @@ static int write_block(struct xlft_logw *w, uint32_t flags,
 {
     uint8_t *h = w->buf;
 
-    xlft_put32(h, BLOCK_MAGIC);
-    xlft_put32(h + 4, (uint32_t)w->len);
-    xlft_put64(h + 8, w->block_seq);
-    xlft_put32(h + 16, w->nrec);
-    xlft_put32(h + 20, flags);
-    xlft_put64(h + 24, XXH3_64bits(h + BLOCK_HDR_SIZE, w->len));
-    xlft_put64(h + 32, XXH3_64bits(h, 32));
+    XLFT_PUT(32, h, logblock_hdr, magic, BLOCK_MAGIC);
+    XLFT_PUT(32, h, logblock_hdr, len, (uint32_t)w->len);
+    XLFT_PUT(64, h, logblock_hdr, first_seq, w->block_seq);
+    XLFT_PUT(32, h, logblock_hdr, count, w->nrec);
+    XLFT_PUT(32, h, logblock_hdr, flags, flags);
+    XLFT_PUT(64, h, logblock_hdr, data_sum,
+             XXH3_64bits(h + XLFT_LOGBLOCK_HDR_SIZE, w->len));
+    XLFT_PUT(64, h, logblock_hdr, hdr_sum,
+             XXH3_64bits(h, XLFT_OFF(logblock_hdr, hdr_sum)));
     errno = 0;
-    int rc = write_all(w, h, BLOCK_HDR_SIZE + w->len, msg, msglen);
+    int rc = write_all(w, h, XLFT_LOGBLOCK_HDR_SIZE + w->len, msg, msglen);
     if (rc)
         return rc;
     w->len = 0;
@@ -84,50 +86,63 @@ static int write_block(struct xlft_logw *w, uint32_t flags,
     return 0;
 }
 
-int xlft_logw_open(struct xlft_logw **out, const char *path,
-                   char *msg, size_t msglen)
+/* Closes the file, if open, and frees 'w'; NULL is nothing to free. */
+static void logw_free(struct xlft_logw *w)
 {
-    struct xlft_logw *w = calloc(1, sizeof(*w));
-    uint8_t hdr[FILE_HDR_SIZE] = { 0 };
-    int rc;
-
-    *out = NULL;
-    if (!w) {
-        xlft_say(msg, msglen, "%s: out of memory", path);
-        return -ENOMEM;
-    }
-    w->path = strdup(path);
-    w->buf = malloc(BLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET + FT_LOG_REC_MAX);
-    if (!w->path || !w->buf) {
-        xlft_say(msg, msglen, "%s: out of memory", path);
-        rc = -ENOMEM;
-        goto fail;
-    }
-    w->fp = fopen(path, "wb");
-    if (!w->fp) {
-        rc = -errno;
-        xlft_say(msg, msglen, "cannot create %s: %s", path, strerror(errno));
-        goto fail;
-    }
-    memcpy(hdr, FILE_MAGIC, 8);
-    xlft_put32(hdr + 8, FT_LOG_VERSION);
-    xlft_put32(hdr + 12, FILE_HDR_SIZE);
-    xlft_put64(hdr + 24, XXH3_64bits(hdr, 24));
-    w->block_seq = 1;
-    ft_codec_init(&w->codec);
-    errno = 0;
-    rc = write_all(w, hdr, sizeof(hdr), msg, msglen);
-    if (rc)
-        goto fail;
-    *out = w;
-    return 0;
-
-fail:
+    if (!w)
+        return;
     if (w->fp)
         fclose(w->fp);
     free(w->buf);
     free(w->path);
     free(w);
+}
+
+int xlft_logw_open(struct xlft_logw **out, const char *path,
+                   char *msg, size_t msglen)
+{
+    struct xlft_logw *w = calloc(1, sizeof(*w));
+    uint8_t hdr[XLFT_LOGFILE_HDR_SIZE] = { 0 };
+    int rc;
+
+    *out = NULL;
+    if (!w) {
+        xlft_say(msg, msglen, "%s: out of memory", path);
+        rc = -ENOMEM;
+        goto out;
+    }
+    w->path = strdup(path);
+    w->buf = malloc(XLFT_LOGBLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET +
+                    FT_LOG_REC_MAX);
+    if (!w->path || !w->buf) {
+        xlft_say(msg, msglen, "%s: out of memory", path);
+        rc = -ENOMEM;
+        goto out;
+    }
+    w->fp = fopen(path, "wb");
+    if (!w->fp) {
+        rc = -errno;
+        xlft_say(msg, msglen, "cannot create %s: %s", path, strerror(errno));
+        goto out;
+    }
+    memcpy(XLFT_AT(hdr, logfile_hdr, magic), FILE_MAGIC,
+           XLFT_SIZEOF(logfile_hdr, magic));
+    XLFT_PUT(32, hdr, logfile_hdr, version, FT_LOG_VERSION);
+    XLFT_PUT(32, hdr, logfile_hdr, hdr_size, XLFT_LOGFILE_HDR_SIZE);
+    XLFT_PUT(64, hdr, logfile_hdr, reserved, 0);
+    XLFT_PUT(64, hdr, logfile_hdr, hdr_sum,
+             XXH3_64bits(hdr, XLFT_OFF(logfile_hdr, hdr_sum)));
+    w->block_seq = 1;
+    ft_codec_init(&w->codec);
+    errno = 0;
+    rc = write_all(w, hdr, sizeof(hdr), msg, msglen);
+    if (rc)
+        goto out;
+    *out = w;
+    w = NULL;
+
+out:
+    logw_free(w);
     return rc;
 }
 
@@ -165,7 +180,8 @@ int xlft_logw_append(struct xlft_logw *w, const uint8_t *recs, size_t len,
             if (rc)
                 return rc;
         }
-        memcpy(w->buf + BLOCK_HDR_SIZE + w->len, recs + off, (size_t)n);
+        memcpy(w->buf + XLFT_LOGBLOCK_HDR_SIZE + w->len, recs + off,
+               (size_t)n);
         w->len += (size_t)n;
         w->nrec++;
         w->seq++;
@@ -195,7 +211,7 @@ int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen)
     int rc = xlft_logw_flush(w, msg, msglen);
 
     if (!rc)
-        rc = write_block(w, BLOCK_F_END, msg, msglen);
+        rc = write_block(w, XLFT_LOGBLOCK_F_END, msg, msglen);
     if (!rc && fsync(fileno(w->fp))) {
         rc = -errno;
         xlft_say(msg, msglen, "%s: fsync failed: %s", w->path, strerror(errno));
@@ -204,9 +220,8 @@ int xlft_logw_close(struct xlft_logw *w, char *msg, size_t msglen)
         rc = -errno;
         xlft_say(msg, msglen, "%s: close failed: %s", w->path, strerror(errno));
     }
-    free(w->buf);
-    free(w->path);
-    free(w);
+    w->fp = NULL;
+    logw_free(w);
     return rc;
 }
 
@@ -214,10 +229,7 @@ void xlft_logw_abandon(struct xlft_logw *w)
 {
     if (!w->error && w->len)
         write_block(w, 0, NULL, 0);
-    fclose(w->fp);
-    free(w->buf);
-    free(w->path);
-    free(w);
+    logw_free(w);
 }
 
 /* Read exactly n bytes: 1 if all came, 0 if the file ended first. */
@@ -233,63 +245,70 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
                       char *msg, size_t msglen)
 {
     struct xlft_logr *r = calloc(1, sizeof(*r));
-    uint8_t hdr[FILE_HDR_SIZE];
+    uint8_t hdr[XLFT_LOGFILE_HDR_SIZE];
     size_t got;
-    int rc;
+    int rc, whole;
 
     *out = NULL;
     if (!r) {
         xlft_say(msg, msglen, "%s: out of memory", name);
-        fclose(fp);
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     r->fp = fp;
+    fp = NULL;
     r->name = strdup(name);
-    r->cap = BLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET;
+    r->cap = XLFT_LOGBLOCK_HDR_SIZE + XLFT_LOG_BLOCK_TARGET;
     r->buf = malloc(r->cap);
     if (!r->name || !r->buf) {
         xlft_say(msg, msglen, "%s: out of memory", name);
         rc = -ENOMEM;
-        goto fail;
+        goto out;
     }
     ft_codec_init(&r->codec);
-    rc = read_exact(r, hdr, sizeof(hdr), &got);
-    if (rc <= 0) {
-        xlft_say(msg, msglen, "%s: %s", name, rc < 0 ? "read error"
+    whole = read_exact(r, hdr, sizeof(hdr), &got);
+    if (whole <= 0) {
+        xlft_say(msg, msglen, "%s: %s", name, whole < 0 ? "read error"
             : "too short for a xenft log header");
-        rc = rc < 0 ? rc : -EBADMSG;
-        goto fail;
+        rc = whole < 0 ? whole : -EBADMSG;
+        goto out;
     }
-    if (memcmp(hdr, FILE_MAGIC, 8)) {
+    if (memcmp(XLFT_AT(hdr, logfile_hdr, magic), FILE_MAGIC,
+               XLFT_SIZEOF(logfile_hdr, magic))) {
         xlft_say(msg, msglen, "%s: not a xenft log (bad magic)", name);
         rc = -EBADMSG;
-        goto fail;
+        goto out;
     }
     /* Magic and version keep their places in every version; the rest,
      * checksum included, may change with it. */
-    if (xlft_get32(hdr + 8) != FT_LOG_VERSION) {
+    if (XLFT_GET(32, hdr, logfile_hdr, version) != FT_LOG_VERSION) {
         xlft_say(msg, msglen, "%s: log format version %" PRIu32
-            ", this build reads version %u only", name, xlft_get32(hdr + 8),
-            FT_LOG_VERSION);
+            ", this build reads version %u only", name,
+            XLFT_GET(32, hdr, logfile_hdr, version), FT_LOG_VERSION);
         rc = -EPROTONOSUPPORT;
-        goto fail;
+        goto out;
     }
-    if (xlft_get64(hdr + 24) != XXH3_64bits(hdr, 24)) {
+    if (XLFT_GET(64, hdr, logfile_hdr, hdr_sum) !=
+        XXH3_64bits(hdr, XLFT_OFF(logfile_hdr, hdr_sum))) {
         xlft_say(msg, msglen, "%s: log header checksum mismatch", name);
         rc = -EBADMSG;
-        goto fail;
+        goto out;
     }
-    if (xlft_get32(hdr + 12) != FILE_HDR_SIZE || xlft_get64(hdr + 16)) {
+    if (XLFT_GET(32, hdr, logfile_hdr, hdr_size) != XLFT_LOGFILE_HDR_SIZE ||
+        XLFT_GET(64, hdr, logfile_hdr, reserved)) {
         xlft_say(msg, msglen, "%s: bad log header size %" PRIu32, name,
-            xlft_get32(hdr + 12));
+            XLFT_GET(32, hdr, logfile_hdr, hdr_size));
         rc = -EBADMSG;
-        goto fail;
+        goto out;
     }
-    r->off = FILE_HDR_SIZE;
+    r->off = XLFT_LOGFILE_HDR_SIZE;
     *out = r;
-    return 0;
+    r = NULL;
+    rc = 0;
 
-fail:
+out:
+    if (fp)
+        fclose(fp);
     xlft_logr_close(r);
     return rc;
 }
@@ -323,7 +342,7 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
 
     if (r->ended)
         return 0;
-    rc = read_exact(r, h, BLOCK_HDR_SIZE, &got);
+    rc = read_exact(r, h, XLFT_LOGBLOCK_HDR_SIZE, &got);
     if (rc < 0) {
         xlft_say(msg, msglen, "%s: read error at offset %" PRIu64, r->name, r->off);
         return rc;
@@ -335,17 +354,18 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
     }
     /* The header has its own checksum so that a damaged length is
      * reported as damage, not as a cut file. */
-    if (xlft_get64(h + 32) != XXH3_64bits(h, 32)) {
+    if (XLFT_GET(64, h, logblock_hdr, hdr_sum) !=
+        XXH3_64bits(h, XLFT_OFF(logblock_hdr, hdr_sum))) {
         xlft_say(msg, msglen, "%s: block header at offset %" PRIu64
             " (after record %" PRIu64 ") is damaged", r->name, r->off,
             r->seq);
         return -EBADMSG;
     }
-    plen = xlft_get32(h + 4);
-    seq = xlft_get64(h + 8);
-    count = xlft_get32(h + 16);
-    flags = xlft_get32(h + 20);
-    if (xlft_get32(h) != BLOCK_MAGIC) {
+    plen = XLFT_GET(32, h, logblock_hdr, len);
+    seq = XLFT_GET(64, h, logblock_hdr, first_seq);
+    count = XLFT_GET(32, h, logblock_hdr, count);
+    flags = XLFT_GET(32, h, logblock_hdr, flags);
+    if (XLFT_GET(32, h, logblock_hdr, magic) != BLOCK_MAGIC) {
         xlft_say(msg, msglen, "%s: no block at offset %" PRIu64
             " (after record %" PRIu64 "): bad magic", r->name, r->off, r->seq);
         return -EBADMSG;
@@ -356,8 +376,9 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
             XLFT_LOG_BLOCK_MAX);
         return -EBADMSG;
     }
-    if (BLOCK_HDR_SIZE + (size_t)plen > r->cap) {
-        uint8_t *bigger = realloc(r->buf, BLOCK_HDR_SIZE + (size_t)plen);
+    if (XLFT_LOGBLOCK_HDR_SIZE + (size_t)plen > r->cap) {
+        uint8_t *bigger = realloc(r->buf,
+                                  XLFT_LOGBLOCK_HDR_SIZE + (size_t)plen);
 
         if (!bigger) {
             xlft_say(msg, msglen, "%s: out of memory for a block of %" PRIu32
@@ -365,9 +386,9 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
             return -ENOMEM;
         }
         r->buf = h = bigger;
-        r->cap = BLOCK_HDR_SIZE + (size_t)plen;
+        r->cap = XLFT_LOGBLOCK_HDR_SIZE + (size_t)plen;
     }
-    rc = read_exact(r, h + BLOCK_HDR_SIZE, plen, &got);
+    rc = read_exact(r, h + XLFT_LOGBLOCK_HDR_SIZE, plen, &got);
     if (rc < 0) {
         xlft_say(msg, msglen, "%s: read error in the block at offset %" PRIu64,
             r->name, r->off);
@@ -379,12 +400,13 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
             r->name, r->off, r->seq + 1, got, plen);
         return -ENODATA;
     }
-    if (xlft_get64(h + 24) != XXH3_64bits(h + BLOCK_HDR_SIZE, plen)) {
+    if (XLFT_GET(64, h, logblock_hdr, data_sum) !=
+        XXH3_64bits(h + XLFT_LOGBLOCK_HDR_SIZE, plen)) {
         xlft_say(msg, msglen, "%s: block at offset %" PRIu64 " (records from %"
             PRIu64 "): checksum mismatch", r->name, r->off, r->seq + 1);
         return -EBADMSG;
     }
-    if (flags & ~BLOCK_F_END) {
+    if (flags & ~XLFT_LOGBLOCK_F_END) {
         xlft_say(msg, msglen, "%s: block at offset %" PRIu64 " has unknown "
             "flags 0x%" PRIx32, r->name, r->off, flags);
         return -EBADMSG;
@@ -394,17 +416,17 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
             PRIu64 ", expected %" PRIu64, r->name, r->off, seq, r->seq + 1);
         return -EBADMSG;
     }
-    n = ft_log_check(&next, h + BLOCK_HDR_SIZE, plen, &scanned);
+    n = ft_log_check(&next, h + XLFT_LOGBLOCK_HDR_SIZE, plen, &scanned);
     if (n < 0 || (uint32_t)n != plen || scanned != count ||
-        ((flags & BLOCK_F_END) ? count != 0 : count == 0)) {
+        ((flags & XLFT_LOGBLOCK_F_END) ? count != 0 : count == 0)) {
         xlft_say(msg, msglen, "%s: block at offset %" PRIu64 ": %s at record %"
             PRIu64, r->name, r->off,
             n < 0 ? "malformed record" : "record count or length mismatch",
             seq + scanned);
         return -EBADMSG;
     }
-    r->off += BLOCK_HDR_SIZE + plen;
-    if (flags & BLOCK_F_END) {
+    r->off += XLFT_LOGBLOCK_HDR_SIZE + plen;
+    if (flags & XLFT_LOGBLOCK_F_END) {
         r->ended = true;
         if (fgetc(r->fp) != EOF) {
             xlft_say(msg, msglen, "%s: data after the end marker at offset %"
@@ -420,7 +442,7 @@ static int next_block(struct xlft_logr *r, const uint8_t **recs, size_t *len,
     }
     r->seq += count;
     r->codec = next;
-    *recs = h + BLOCK_HDR_SIZE;
+    *recs = h + XLFT_LOGBLOCK_HDR_SIZE;
     *len = plen;
     *nrec = count;
     *first_seq = seq;

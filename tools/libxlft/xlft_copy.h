@@ -8,16 +8,9 @@
  * build, and are tested and fuzzed, without Xen; xlft_xen_copy.h makes
  * and restores the copy itself.
  *
- *   header, 24 bytes                 reply, 24 bytes
- *     0  8  magic "XLFTCOPY"           0  8  magic "XLFTCRPY"
- *     8  4  version (1)                8  4  version (1)
- *    12  4  flags (0)                 12  4  status: 0 or -errno
- *    16  4  the primary's domid       16  4  the copy's domid (0 if none)
- *    20  4  config length, NUL        20  4  0
- *           included (1 to 1 MiB)
- *
- * Integers are little-endian.  Errors are negative errno values; 'err'
- * says what is wrong.
+ * The header and the reply are laid out below (xlft_layout.h; WIRE.md's
+ * tables are checked against these lists).  Integers are little-endian.
+ * Errors are negative errno values; 'err' says what is wrong.
  */
 #ifndef XLFT_COPY_H
 #define XLFT_COPY_H
@@ -25,10 +18,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "xlft_layout.h"
+
 #define XLFT_COPY_VERSION       1u
-#define XLFT_COPY_HDR_SIZE      24u
-#define XLFT_COPY_REPLY_SIZE    24u
 #define XLFT_COPY_CONFIG_MAX    (1u << 20)
+
+/* The header, then the configuration, then libxl's stream. */
+#define XLFT_COPY_HDR_FIELDS(F) \
+    F(magic,         0, 8)  /* "XLFTCOPY" */ \
+    F(version,       8, 4)  /* XLFT_COPY_VERSION */ \
+    F(flags,        12, 4)  /* 0 */ \
+    F(domid,        16, 4)  /* the primary's */ \
+    F(config_len,   20, 4)  /* NUL included, 1 to XLFT_COPY_CONFIG_MAX */
+XLFT_LAYOUT(copy_hdr, XLFT_COPY_HDR_FIELDS)
+#define XLFT_COPY_HDR_SIZE      XLFT_LAYOUT_SIZE(copy_hdr)
+
+/* The reply; magic and version where the header has them. */
+#define XLFT_COPY_REPLY_FIELDS(F) \
+    F(magic,         0, 8)  /* "XLFTCRPY" */ \
+    F(version,       8, 4)  /* XLFT_COPY_VERSION */ \
+    F(status,       12, 4)  /* 0, or -errno (-4095 to -1) */ \
+    F(domid,        16, 4)  /* the copy's, 0 if none */ \
+    F(reserved,     20, 4)  /* 0 */
+XLFT_LAYOUT(copy_reply, XLFT_COPY_REPLY_FIELDS)
+#define XLFT_COPY_REPLY_SIZE    XLFT_LAYOUT_SIZE(copy_reply)
 
 struct xlft_copy_hdr {
     uint32_t domid;             /* the primary's, for messages */

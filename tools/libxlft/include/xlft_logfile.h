@@ -15,8 +15,39 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "xlft_layout.h"
+
 #define XLFT_LOG_BLOCK_TARGET  (64u << 10)  /* writer cuts blocks here */
 #define XLFT_LOG_BLOCK_MAX     (4u << 20)   /* reader refuses larger */
+
+/*
+ * The file's layout (xlft_layout.h; FORMAT.md's tables are checked
+ * against these lists): a header, then blocks, each a header and its
+ * payload of whole records, the last an end marker.  Integers are
+ * little-endian; checksums are XXH3-64 (seed 0).
+ */
+#define XLFT_LOGFILE_HDR_FIELDS(F) \
+    F(magic,         0, 8)  /* "XENFTLOG" */ \
+    F(version,       8, 4)  /* FT_LOG_VERSION */ \
+    F(hdr_size,     12, 4)  /* XLFT_LOGFILE_HDR_SIZE */ \
+    F(reserved,     16, 8)  /* 0 */ \
+    F(hdr_sum,      24, 8)  /* of the bytes before it */
+XLFT_LAYOUT(logfile_hdr, XLFT_LOGFILE_HDR_FIELDS)
+#define XLFT_LOGFILE_HDR_SIZE  XLFT_LAYOUT_SIZE(logfile_hdr)
+
+#define XLFT_LOGBLOCK_HDR_FIELDS(F) \
+    F(magic,         0, 4)  /* "XBLK" */ \
+    F(len,           4, 4)  /* payload bytes, <= XLFT_LOG_BLOCK_MAX */ \
+    F(first_seq,     8, 8)  /* sequence number of its first record */ \
+    F(count,        16, 4)  /* records in the payload */ \
+    F(flags,        20, 4)  /* XLFT_LOGBLOCK_F_* */ \
+    F(data_sum,     24, 8)  /* of the payload */ \
+    F(hdr_sum,      32, 8)  /* of the bytes before it */
+XLFT_LAYOUT(logblock_hdr, XLFT_LOGBLOCK_HDR_FIELDS)
+#define XLFT_LOGBLOCK_HDR_SIZE XLFT_LAYOUT_SIZE(logblock_hdr)
+
+/* The end marker: no payload, no record. */
+#define XLFT_LOGBLOCK_F_END    1u
 
 struct xlft_logw;
 struct xlft_logr;

@@ -3,13 +3,17 @@
  * xlft_wire.h - the logging channel's wire format, version 2.
  *
  * The one definition of what travels between the primary's and the
- * secondary's ftd; tools/libxlft/WIRE.md explains it and the two change
- * together.  Every integer is little-endian and at the offset given
- * here; there is no padding, no optional field and no field a reader
- * may ignore: a frame that does not match this exactly is refused.
+ * secondary's ftd; tools/libxlft/WIRE.md explains it.  Each frame's
+ * fields are listed once, as XLFT_*_FIELDS (xlft_layout.h): the code
+ * takes every offset from those lists, and WIRE.md's tables are checked
+ * against them.  Every integer is little-endian; there is no padding,
+ * no optional field and no field a reader may ignore: a frame that does
+ * not match this exactly is refused.
  */
 #ifndef XLFT_WIRE_H
 #define XLFT_WIRE_H
+
+#include "xlft_layout.h"
 
 /* Versions of the channel protocol this code speaks. */
 #define XLFT_WIRE_VERSION_MIN  2u
@@ -21,18 +25,21 @@
 #define XLFT_WIRE_VERSION_HELLO 1u
 
 /*
- * Frame header, XLFT_HDR_SIZE bytes, then 'length' bytes of payload.
- *   0  4  magic XLFT_WIRE_MAGIC ("XFTC")
- *   4  1  version: the negotiated version (HELLO: see WIRE.md)
- *   5  1  type, XLFT_T_*
- *   6  2  flags, XLFT_F_*; undefined bits are 0
- *   8  4  payload length, at most XLFT_FRAME_MAX - XLFT_HDR_SIZE
- *  12  8  frame sequence number: 0, 1, 2, ... per direction
- * An encrypted payload is the ciphertext followed by a 16-byte tag; the
- * header is its additional authenticated data.
+ * Frame header, then 'len' bytes of payload.  An encrypted payload is
+ * the ciphertext followed by a 16-byte tag; the header is its additional
+ * authenticated data.
  */
+#define XLFT_HDR_FIELDS(F) \
+    F(magic,    0, 4)   /* XLFT_WIRE_MAGIC */ \
+    F(version,  4, 1)   /* the negotiated version (HELLO: see WIRE.md) */ \
+    F(type,     5, 1)   /* XLFT_T_* */ \
+    F(flags,    6, 2)   /* XLFT_F_*; undefined bits are 0 */ \
+    F(len,      8, 4)   /* at most XLFT_FRAME_MAX - XLFT_HDR_SIZE */ \
+    F(seq,     12, 8)   /* frame sequence number: 0, 1, 2, ... per way */
+XLFT_LAYOUT(hdr, XLFT_HDR_FIELDS)
+#define XLFT_HDR_SIZE     XLFT_LAYOUT_SIZE(hdr)
+
 #define XLFT_WIRE_MAGIC   0x43544658u   /* "XFTC" */
-#define XLFT_HDR_SIZE     20u
 #define XLFT_FRAME_MAX    (1u << 20)    /* header included */
 #define XLFT_TAG_SIZE     16u
 /* Largest plaintext payload: room for a tag is kept in either mode. */
@@ -59,37 +66,39 @@
  * the field.
  */
 #define XLFT_NAME_SIZE       64u
-
-/*
- * HELLO, XLFT_HELLO_SIZE bytes, laid out so whatever range it offers
- * that includes version 2.
- *   0  2  lowest channel version the sender speaks (>= 1)
- *   2  2  highest (>= lowest)
- *   4  1  sender's role, XLFT_ROLE_*
- *   5  1  sender's encryption setting, XLFT_ENC_*
- *   6  2  log format version (FT_LOG_VERSION) of the records it sends
- *   8  4  domid of the protected guest on the sender's host
- *  12 64  host: the sender's host name (ft.conf host-name)
- *  76 64  pair: the protected guest's name, the same on both hosts
- * 140 32  sender's nonce, fresh random bytes
- */
-#define XLFT_HELLO_SIZE      172u
 #define XLFT_NONCE_SIZE      32u
+#define XLFT_MAC_SIZE        32u
 
 /*
- * HELLO_ACK, XLFT_HELLO_ACK_SIZE bytes.
- *   0  2  the chosen channel version
- *   2  1  sender's role
- *   3  1  sender's encryption setting
- *   4  2  log format version
- *   6  4  sender's domid
- *  10 64  host: the sender's host name
- *  74 64  pair
- * 138 32  sender's nonce
- * 170 32  key confirmation: HMAC-SHA256 (WIRE.md, "Handshake")
+ * HELLO: the layout of every one that offers a range including version
+ * 2.  Every version's HELLO starts with the range it offers.
  */
-#define XLFT_HELLO_ACK_SIZE  202u
-#define XLFT_MAC_SIZE        32u
+#define XLFT_HELLO_FIELDS(F) \
+    F(ver_min,       0, 2)  /* lowest channel version offered (>= 1) */ \
+    F(ver_max,       2, 2)  /* highest (>= lowest) */ \
+    F(role,          4, 1)  /* the sender's, XLFT_ROLE_* */ \
+    F(enc,           5, 1)  /* its encryption setting, XLFT_ENC_* */ \
+    F(log_version,   6, 2)  /* FT_LOG_VERSION of the records it sends */ \
+    F(domid,         8, 4)  /* the guest's on the sender's host */ \
+    F(host,         12, XLFT_NAME_SIZE)     /* ft.conf host-name */ \
+    F(pair,         76, XLFT_NAME_SIZE)     /* the guest's name */ \
+    F(nonce,       140, XLFT_NONCE_SIZE)    /* fresh random bytes */
+XLFT_LAYOUT(hello, XLFT_HELLO_FIELDS)
+#define XLFT_HELLO_SIZE      XLFT_LAYOUT_SIZE(hello)
+
+/* HELLO_ACK: the sender's fields, as in its HELLO, then its MAC. */
+#define XLFT_HELLO_ACK_FIELDS(F) \
+    F(version,       0, 2)  /* the chosen channel version */ \
+    F(role,          2, 1) \
+    F(enc,           3, 1) \
+    F(log_version,   4, 2) \
+    F(domid,         6, 4) \
+    F(host,         10, XLFT_NAME_SIZE) \
+    F(pair,         74, XLFT_NAME_SIZE) \
+    F(nonce,       138, XLFT_NONCE_SIZE) \
+    F(mac,         170, XLFT_MAC_SIZE)      /* WIRE.md, "Handshake" */
+XLFT_LAYOUT(hello_ack, XLFT_HELLO_ACK_FIELDS)
+#define XLFT_HELLO_ACK_SIZE  XLFT_LAYOUT_SIZE(hello_ack)
 
 #define XLFT_ROLE_PRIMARY    1u
 #define XLFT_ROLE_SECONDARY  2u
@@ -98,62 +107,63 @@
 #define XLFT_ENC_REQUIRED    1u
 
 /*
- * LOG, XLFT_LOG_HDR_SIZE bytes, then the records.
- *   0  8  sequence number of the first record (>= 1)
- *   8  8  sender's clock (ns, CLOCK_MONOTONIC) when the frame was sent
- *  16  4  number of records (>= 1, at most the number of record bytes)
- *  20  .  records, encoded as hvm/core/FORMAT.md says (>= 1 byte)
+ * LOG, then the records, encoded as hvm/core/FORMAT.md says (>= 1
+ * byte).
  */
-#define XLFT_LOG_HDR_SIZE    20u
+#define XLFT_LOG_FIELDS(F) \
+    F(first_seq,     0, 8)  /* the first record's sequence number (>= 1) */ \
+    F(sent_ns,       8, 8)  /* sender's CLOCK_MONOTONIC when sent */ \
+    F(count,        16, 4)  /* records, 1 to the number of record bytes */
+XLFT_LAYOUT(log, XLFT_LOG_FIELDS)
+#define XLFT_LOG_HDR_SIZE    XLFT_LAYOUT_SIZE(log)
+
+/* ACK; clocks are ns of CLOCK_MONOTONIC. */
+#define XLFT_ACK_FIELDS(F) \
+    F(acked,         0, 8)  /* highest record held, with all before it */ \
+    F(replayed,      8, 8)  /* last record replayed (<= acked) */ \
+    F(echo_ns,      16, 8)  /* sent_ns of the LOG that brought 'acked' */ \
+    F(recv_ns,      24, 8)  /* receiver's clock when the ACK was sent */
+XLFT_LAYOUT(ack, XLFT_ACK_FIELDS)
+#define XLFT_ACK_SIZE        XLFT_LAYOUT_SIZE(ack)
+
+#define XLFT_HEARTBEAT_FIELDS(F) \
+    F(sent_ns,       0, 8)  /* sender's clock */ \
+    F(echo_ns,       8, 8)  /* that of the last heartbeat received, or 0 */
+XLFT_LAYOUT(heartbeat, XLFT_HEARTBEAT_FIELDS)
+#define XLFT_HEARTBEAT_SIZE  XLFT_LAYOUT_SIZE(heartbeat)
 
 /*
- * ACK, XLFT_ACK_SIZE bytes.
- *   0  8  highest record sequence number the secondary holds, with all
- *         before it
- *   8  8  last record replayed (<= the one above)
- *  16  8  echo: the sender's clock of the LOG frame that brought the
- *         record at offset 0 (0 before any)
- *  24  8  receiver's clock (ns, CLOCK_MONOTONIC) when the ACK was sent
+ * STATE, then a chunk of the state stream: offset + its length <=
+ * total; empty only when the stream is (total 0, offset 0).
  */
-#define XLFT_ACK_SIZE        32u
+#define XLFT_STATE_FIELDS(F) \
+    F(offset,        0, 8)  /* of the chunk in the stream */ \
+    F(total,         8, 8)  /* size of the stream, the same in every chunk */ \
+    F(base_seq,     16, 8)  /* last record the state includes */
+XLFT_LAYOUT(state, XLFT_STATE_FIELDS)
+#define XLFT_STATE_HDR_SIZE  XLFT_LAYOUT_SIZE(state)
+
+/* GOLIVE: the receiver goes live once it has replayed record 'seq'. */
+#define XLFT_GOLIVE_FIELDS(F) \
+    F(seq,           0, 8)
+XLFT_LAYOUT(golive, XLFT_GOLIVE_FIELDS)
+#define XLFT_GOLIVE_SIZE     XLFT_LAYOUT_SIZE(golive)
+
+/* SHUTDOWN: the last record the sender has sent (0: none). */
+#define XLFT_SHUTDOWN_FIELDS(F) \
+    F(seq,           0, 8)
+XLFT_LAYOUT(shutdown, XLFT_SHUTDOWN_FIELDS)
+#define XLFT_SHUTDOWN_SIZE   XLFT_LAYOUT_SIZE(shutdown)
 
 /*
- * HEARTBEAT, XLFT_HEARTBEAT_SIZE bytes.
- *   0  8  sender's clock (ns)
- *   8  8  echo: the clock of the last heartbeat received (0 before any)
+ * ERROR, then the reason: printable ASCII (0x20-0x7e), no terminating
+ * NUL.
  */
-#define XLFT_HEARTBEAT_SIZE  16u
-
-/*
- * STATE, XLFT_STATE_HDR_SIZE bytes, then a chunk of the state stream.
- *   0  8  offset of the chunk in the stream
- *   8  8  total size of the stream, the same in every chunk
- *  16  8  sequence number of the last record the state includes; LOG
- *         frames go on from the next one
- *  24  .  the chunk: offset + its length <= total; empty only when the
- *         stream is (total 0, offset 0)
- */
-#define XLFT_STATE_HDR_SIZE  24u
-
-/*
- * GOLIVE, XLFT_GOLIVE_SIZE bytes.
- *   0  8  the receiver goes live once it has replayed this record
- */
-#define XLFT_GOLIVE_SIZE     8u
-
-/*
- * SHUTDOWN, XLFT_SHUTDOWN_SIZE bytes.
- *   0  8  last record sequence number the sender has sent (0: none)
- */
-#define XLFT_SHUTDOWN_SIZE   8u
-
-/*
- * ERROR, XLFT_ERROR_HDR_SIZE bytes, then the reason.
- *   0  4  code, XLFT_ERR_*
- *   4  2  reason length, at most XLFT_ERROR_REASON_MAX
- *   6  .  reason: printable ASCII (0x20-0x7e), no terminating NUL
- */
-#define XLFT_ERROR_HDR_SIZE    6u
+#define XLFT_ERROR_FIELDS(F) \
+    F(code,          0, 4)  /* XLFT_ERR_* */ \
+    F(len,           4, 2)  /* of the reason, <= XLFT_ERROR_REASON_MAX */
+XLFT_LAYOUT(error, XLFT_ERROR_FIELDS)
+#define XLFT_ERROR_HDR_SIZE    XLFT_LAYOUT_SIZE(error)
 #define XLFT_ERROR_REASON_MAX  200u
 
 #define XLFT_ERR_VERSION   1u   /* no channel or log version in common */
