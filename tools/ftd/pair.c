@@ -108,16 +108,18 @@ static void fate(struct pair *p, enum state was)
     if (p->won_late)
         was = p->cfg.role == PAIR_PRIMARY ? S_LIVE : S_GOING_LIVE;
     if (!p->vm && p->cfg.role == PAIR_SECONDARY && p->guest_path[0] &&
-        !p->be->restore_creates) {
+        p->be->drop_copy) {
         char why[300];
 
-        /* The guest this host started for the copy: it goes too. */
-        if (p->be->open(&p->vm, p->guest_path, p->peer,
-                        p->cfg.backend_flags, why, sizeof(why))) {
+        /* What this host started for the copy goes too. */
+        if (p->be->drop_copy(p->guest_path, p->peer,
+                             p->cfg.backend_flags | BACKEND_F_COPY, why,
+                             sizeof(why)))
             pair_say(p, "cannot stop the guest started for the copy: %s",
                      why);
-            return;
-        }
+        else
+            p->settled = true;
+        return;
     }
     if (!p->vm)
         return;
@@ -160,7 +162,7 @@ void pair_finish(struct pair *p)
     fate(p, p->end_st);
     if (!p->vm)
         return;
-    /* The guest is free for its next client (ftvm takes one at a time). */
+    /* The guest is free for its next client (a backend may take one). */
     p->have_ring = false;
     p->be->close(p->vm);
     p->vm = NULL;
@@ -545,7 +547,7 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
         goto out;
     }
     p->cfg = *cfg;
-    p->be = cfg->backend ? cfg->backend : &backend_ftvm;
+    p->be = cfg->backend;
     p->sync_fd = -1;
     if (!cfg->key && !cfg->accept) {
         snprintf(why, whylen, "no key for the pair");

@@ -101,9 +101,9 @@ void primary_up(struct pair *p)
 }
 
 /*
- * A guest may refuse to be saved for a moment (ftvm, with disk
- * completions not yet in guest memory): it runs on a little and is
- * asked again, 50 times at most, 20 ms apart.
+ * A guest may refuse to be saved for a moment (-EBUSY: disk
+ * completions not yet in guest memory, say): it runs on a little and
+ * is asked again, 50 times at most, 20 ms apart.
  */
 static bool save_busy(struct pair *p, int rc, const char *why)
 {
