@@ -35,39 +35,6 @@ static const uint16_t ftvm_op[] = {
     [GUEST_HALT] = FTVM_OP_HALT,
 };
 
-static int ftvm_open(struct guest **gp, const char *spec, const char *peer,
-                     unsigned int flags, char *why, size_t len)
-{
-    if (flags & BACKEND_F_UNSAFE_NO_COUNTER) {
-        snprintf(why, len, "ftvm counts every instruction: no unsafe "
-                 "no-counter mode there");
-        return -EINVAL;
-    }
-    struct guest *g;
-    int rc;
-
-    (void)peer;
-    *gp = NULL;
-    if (!spec) {
-        snprintf(why, len, "an ftvm guest is named by its control socket");
-        return -EINVAL;
-    }
-    g = calloc(1, sizeof(*g));
-    if (!g) {
-        snprintf(why, len, "out of memory");
-        return -ENOMEM;
-    }
-    g->ring.up_fd = g->ring.down_fd = -1;
-    snprintf(g->sock, sizeof(g->sock), "%s", spec);
-    rc = xlft_ftvm_open(&g->vm, spec, why, len);
-    if (rc) {
-        free(g);
-        return rc;
-    }
-    *gp = g;
-    return 0;
-}
-
 static void ftvm_close(struct guest *g)
 {
     if (!g)
@@ -76,6 +43,43 @@ static void ftvm_close(struct guest *g)
         xlft_ring_unmap(&g->ring);
     xlft_ftvm_close(g->vm);
     free(g);
+}
+
+static int ftvm_open(struct guest **gp, const char *spec, const char *peer,
+                     unsigned int flags, char *why, size_t len)
+{
+    struct guest *g = NULL;
+    int rc;
+
+    (void)peer;
+    *gp = NULL;
+    if (flags & BACKEND_F_UNSAFE_NO_COUNTER) {
+        snprintf(why, len, "ftvm counts every instruction: no unsafe "
+                 "no-counter mode there");
+        rc = -EINVAL;
+        goto out;
+    }
+    if (!spec) {
+        snprintf(why, len, "an ftvm guest is named by its control socket");
+        rc = -EINVAL;
+        goto out;
+    }
+    g = calloc(1, sizeof(*g));
+    if (!g) {
+        snprintf(why, len, "out of memory");
+        rc = -ENOMEM;
+        goto out;
+    }
+    g->ring.up_fd = g->ring.down_fd = -1;
+    snprintf(g->sock, sizeof(g->sock), "%s", spec);
+    rc = xlft_ftvm_open(&g->vm, spec, why, len);
+    if (rc)
+        goto out;
+    *gp = g;
+    g = NULL;
+out:
+    ftvm_close(g);
+    return rc;
 }
 
 static int ftvm_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,

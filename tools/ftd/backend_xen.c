@@ -140,7 +140,8 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
     *gp = NULL;
     if (!g) {
         snprintf(why, len, "out of memory");
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     g->domid = INVALID_DOMID;
     g->ev.local = -1;
@@ -148,14 +149,14 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
     snprintf(g->peer, sizeof(g->peer), "%s", peer ? peer : "");
     rc = xlft_xen_open(&g->x, why, len);
     if (rc)
-        goto fail;
+        goto out;
     g->log = xtl_createlogger_stdiostream(stderr, XTL_ERROR,
                                           XTL_STDIOSTREAM_HIDE_PROGRESS);
     if (!g->log || libxl_ctx_alloc(&g->ctx, LIBXL_VERSION, 0,
                                    (xentoollog_logger *)g->log)) {
         snprintf(why, len, "cannot open libxl (not dom0 of a Xen host?)");
         rc = -EIO;
-        goto fail;
+        goto out;
     }
     if (flags & BACKEND_F_COPY) {
         /* A secondary: the restore makes it, as this host allows. */
@@ -163,20 +164,19 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
             snprintf(why, len, "a Xen secondary needs this host's "
                      "configuration of the guest (xen-config)");
             rc = -EINVAL;
-            goto fail;
+            goto out;
         }
         strcpy(g->copy_from, spec);
-        *gp = g;
-        return 0;
+        goto out;
     }
     if (!spec) {
         snprintf(why, len, "no guest named");
         rc = -EINVAL;
-        goto fail;
+        goto out;
     }
     rc = resolve(g, spec, why, len);
     if (rc)
-        goto fail;
+        goto out;
     /* A hypervisor without FT support is told before anything moves. */
     rc = xlft_xen_ft_status(g->x, g->domid, &st, why, len);
     if (!rc && st.state != XLFT_XEN_FT_OFF) {
@@ -184,14 +184,14 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
                  xlft_xen_ft_state_name(st.state));
         rc = -EBUSY;
     }
-    if (rc) {
+    if (rc)
         fail(g, rc, why);
-        goto fail;
+out:
+    if (rc) {
+        xen_close(g);
+        g = NULL;
     }
     *gp = g;
-    return 0;
-fail:
-    xen_close(g);
     return rc;
 }
 

@@ -919,26 +919,28 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
     reprotect_due(s);
 }
 
+/* The control socket at 'path', listening: its descriptor, or -1. */
 static int listen_unix(const char *path, char *why, size_t len)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     mode_t old;
-    int fd, rc;
+    int fd = -1, rc = -1;
 
     if (strlen(path) >= sizeof(sa.sun_path)) {
         snprintf(why, len, "control socket path too long: %s", path);
-        return -1;
+        goto out;
     }
     if (ftd_run_sock_ok(path, why, len))
-        return -1;
+        goto out;
     strcpy(sa.sun_path, path);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        goto fail;
+    if (fd < 0) {
+        snprintf(why, len, "control socket %s: %s", path, strerror(errno));
+        goto out;
+    }
     if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
         snprintf(why, len, "%s: another ftd runs on this host", path);
-        close(fd);
-        return -1;
+        goto out;
     }
     /* A socket no one listens on: left by an ftd that died. */
     if (errno == ECONNREFUSED)
@@ -946,14 +948,17 @@ static int listen_unix(const char *path, char *why, size_t len)
     old = umask(077);
     rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
     umask(old);
-    if (rc || listen(fd, 8))
-        goto fail;
-    return fd;
-fail:
-    snprintf(why, len, "control socket %s: %s", path, strerror(errno));
+    if (rc || listen(fd, 8)) {
+        snprintf(why, len, "control socket %s: %s", path, strerror(errno));
+        rc = -1;
+        goto out;
+    }
+    rc = fd;
+    fd = -1;
+out:
     if (fd >= 0)
         close(fd);
-    return -1;
+    return rc;
 }
 
 /*
@@ -1021,28 +1026,26 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
     s->lfd = s->cfd = -1;
     rc = run_dir_ok(cfg->run_dir, why, len);
     if (rc)
-        return rc;
+        goto out;
     rc = keys_ok(cfg, why, len);
     if (rc)
-        return rc;
+        goto out;
     if (cfg->metrics_file[0]) {
         rc = metrics_new(&s->metrics, cfg->metrics_file, cfg->host_name,
                          why, len);
         if (rc)
-            return rc;
+            goto out;
     }
     snprintf(s->ctl_path, sizeof(s->ctl_path), "%s/ftd.sock", cfg->run_dir);
     s->cfd = listen_unix(s->ctl_path, why, len);
     if (s->cfd < 0) {
-        metrics_free(s->metrics);
-        return -EADDRINUSE;
+        rc = -EADDRINUSE;
+        goto out;
     }
     s->lfd = ftd_listen(cfg->listen, LISTEN_BACKLOG, why, len);
     if (s->lfd < 0) {
-        metrics_free(s->metrics);
-        close(s->cfd);
-        unlink(s->ctl_path);
-        return -EADDRINUSE;
+        rc = -EADDRINUSE;
+        goto out;
     }
     s->lev = event_new(base, s->lfd, EV_READ | EV_PERSIST, on_incoming, s);
     s->cev = event_new(base, s->cfd, EV_READ | EV_PERSIST, on_control, s);
@@ -1050,12 +1053,13 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
     if (!s->lev || !s->cev || !s->reap || event_add(s->lev, NULL) ||
         event_add(s->cev, NULL) || event_add(s->reap, &tv)) {
         snprintf(why, len, "cannot set up the event loop");
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     note("host %s: listening on %s, control %s", cfg->host_name,
          cfg->listen, s->ctl_path);
     event_base_dispatch(base);
-
+out:
     for (int i = 0; i < CLIENTS_MAX; i++)
         if (s->clients[i].bev)
             client_free(&s->clients[i]);
@@ -1064,11 +1068,18 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
         pair_free(s->slots[i].pair);
     }
     metrics_free(s->metrics);
-    event_free(s->lev);
-    event_free(s->cev);
-    event_free(s->reap);
-    close(s->lfd);
-    close(s->cfd);
-    unlink(s->ctl_path);
-    return 0;
+    if (s->lev)
+        event_free(s->lev);
+    if (s->cev)
+        event_free(s->cev);
+    if (s->reap)
+        event_free(s->reap);
+    if (s->lfd >= 0)
+        close(s->lfd);
+    /* Only a socket of this ftd's is removed: another's may be there. */
+    if (s->cfd >= 0) {
+        close(s->cfd);
+        unlink(s->ctl_path);
+    }
+    return rc;
 }
