@@ -74,6 +74,13 @@ struct backend {
                 char *why, size_t len);
     /* Why the guest stopped replaying, once the ring says it did. */
     void (*why_stopped)(struct guest *g, char *why, size_t len);
+    /*
+     * Whether the guest has stopped by itself, for good (powered off,
+     * or halted with nothing to wake it), its log ended in order: true,
+     * and 'why' says how.  Asked of a primary whose ring has gone quiet.
+     * NULL: the backend cannot tell.
+     */
+    bool (*ended)(struct guest *g, char *why, size_t len);
     /* After RECORD or REPLAY: the ring, and its signals both ways. */
     struct ft_ring *(*ring)(struct guest *g);
     int (*ring_fd)(struct guest *g);        /* readable: the guest said */

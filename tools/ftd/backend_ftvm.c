@@ -122,6 +122,18 @@ static void ftvm_why_stopped(struct guest *g, char *why, size_t len)
     snprintf(why, len, "%s", rep.st.why);
 }
 
+static bool ftvm_ended(struct guest *g, char *why, size_t len)
+{
+    struct ftvm_ctl_rep rep;
+
+    if (xlft_ftvm_call(g->vm, FTVM_OP_STATUS, 0, 0, -1, &rep, NULL) ||
+        rep.st.state != FTVM_ST_ENDED)
+        return false;
+    snprintf(why, len, "guest %s has stopped by itself: %s", g->sock,
+             rep.st.why);
+    return true;
+}
+
 static struct ft_ring *ftvm_ring(struct guest *g)
 {
     return &g->ring.ring;
@@ -283,6 +295,7 @@ const struct backend backend_ftvm = {
     .close = ftvm_close,
     .call = ftvm_call,
     .why_stopped = ftvm_why_stopped,
+    .ended = ftvm_ended,
     .ring = ftvm_ring,
     .ring_fd = ftvm_ring_fd,
     .ring_drain = ftvm_ring_drain,

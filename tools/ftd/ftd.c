@@ -336,6 +336,9 @@ int main(int argc, char **argv)
     evsignal_add(sigs[0], NULL);
     evsignal_add(sigs[1], NULL);
     event_base_dispatch(run.base);
+    /* What the pair said last reaches the peer before ftd goes. */
+    while (pair_closing(p) && !event_base_loop(run.base, EVLOOP_ONCE))
+        ;
 
     pair_status(p, line, sizeof(line));
     printf("ftd: %s\nftd: %s\n", line, run.why);

@@ -10,6 +10,9 @@
  *     the output gate holds goes out, the guest runs on unprotected;
  *   - a lost claim: the copy halts and its held outputs are thrown away;
  *   - a secondary gone live: it is the guest now;
+ *   - a primary's guest that stopped by itself (powered off): its log
+ *     ended in order, and once the secondary holds all of it the guest
+ *     is stopped and the secondary told, as for a disable;
  *   - any other end (an error, ftd stopping) of a primary whose
  *     secondary may hold the whole copy: the guest halts, as for a lost
  *     claim, and the secondary's arbiter decides; of a primary whose copy
@@ -359,6 +362,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     } else {
         p->stuck_ns = 0;
     }
+    if (p->cfg.role == PAIR_PRIMARY && p->st == S_PROTECTED) {
+        primary_watch_end(p, now);
+        if (p->ended)
+            return;
+    }
     if (!p->paused_in && xlft_hb_peer(&p->hb, now) == XLFT_PEER_LOST) {
         if (p->peer_shutdown)
             peer_ended(p);      /* its close was lost on the way */
@@ -616,6 +624,11 @@ out:
 bool pair_busy(const struct pair *p)
 {
     return (p->job && p->job->running) || (p->claim && p->claim->running);
+}
+
+bool pair_closing(const struct pair *p)
+{
+    return p->ended && p->chan;
 }
 
 void pair_free(struct pair *p)

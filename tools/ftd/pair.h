@@ -81,6 +81,11 @@ int pair_start(struct pair **p, const struct pair_cfg *cfg, char *why,
 void pair_free(struct pair *p);
 /* A copy or a question to the arbiter is under way on a thread. */
 bool pair_busy(const struct pair *p);
+/*
+ * Ended, its channel still closing: its last frame (a SHUTDOWN) is on
+ * its way, on the loop, within a second.
+ */
+bool pair_closing(const struct pair *p);
 
 /*
  * Primary: end protection in order; the guest runs on unprotected and
