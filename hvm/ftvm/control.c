@@ -102,34 +102,45 @@ static int attach(struct ftvm *vm, struct ftvm_ctl *c, uint32_t role)
 
     if (rc)
         return refuse(&c->rep, rc, "%s", vm->why);
+    /* Passed with the reply, and closed once sent: a refusal has none. */
     c->rep_fds[0] = fds[0];
     c->rep_fds[1] = dup(fds[1]);
     c->rep_fds[2] = dup(fds[2]);
     c->rep_nfds = 3;
     c->rep.ring_size = vm->ring_size;
     if (c->rep_fds[1] < 0 || c->rep_fds[2] < 0) {
-        rc = -errno;
+        rc = refuse(&c->rep, -errno, "cannot pass the ring: %s",
+                    strerror(errno));
         ftvm_detach(vm);
-        return refuse(&c->rep, rc, "cannot pass the ring: %s",
-                      strerror(-rc));
+        goto out;
     }
     if (role == FT_RING_RECORD) {
         /* The log starts with the state it applies to. */
         struct ft_log_rec r = { .kind = FT_K_SYNC, .pt = ftvm_point(vm) };
 
         if (ftvm_gate_start(vm)) {
+            rc = refuse(&c->rep, -ENOMEM, "%s", vm->why);
             ftvm_detach(vm);
-            return refuse(&c->rep, -ENOMEM, "%s", vm->why);
+            goto out;
         }
         vm->mode = FTVM_RECORD;
         r.u.sync.hash = ftvm_state_hash(vm);
-        if (ftvm_ft_append(vm, &r))
-            return refuse(&c->rep, -EIO, "%s", vm->why);
+        if (ftvm_ft_append(vm, &r)) {
+            rc = refuse(&c->rep, -EIO, "%s", vm->why);
+            goto out;
+        }
     } else {
         vm->mode = FTVM_REPLAY;
         vm->tsc_last = ftvm_guest_tsc(vm);
     }
-    return 0;
+out:
+    if (rc) {
+        for (int i = 0; i < c->rep_nfds; i++)
+            if (c->rep_fds[i] >= 0)
+                close(c->rep_fds[i]);
+        c->rep_nfds = 0;
+    }
+    return rc;
 }
 
 /*
@@ -537,80 +548,106 @@ static void *ctl_main(void *arg)
  * replaced; one that answers is another ftvm's, and an error; anything
  * else there (a symbolic link, a file) is not ours to remove.
  */
+/* A system call on the control socket failed: 'rc', said in vm->why. */
+static int ctl_failed(struct ftvm *vm, const char *path, int rc)
+{
+    snprintf(vm->why, sizeof(vm->why), "control socket %s: %s", path,
+             strerror(-rc));
+    return rc;
+}
+
 int ftvm_ctl_open(struct ftvm *vm, const char *path)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    struct ftvm_ctl *c;
+    struct ftvm_ctl *c = NULL;
+    bool bound = false;
     struct stat st;
     mode_t old;
-    int fd, rc;
+    int fd = -1, efd = -1, rc;
 
     if (strlen(path) >= sizeof(sa.sun_path)) {
         snprintf(vm->why, sizeof(vm->why), "control socket path too long "
                  "(at most %zu bytes): %s", sizeof(sa.sun_path) - 1, path);
-        return -ENAMETOOLONG;
+        rc = -ENAMETOOLONG;
+        goto out;
     }
     if (!lstat(path, &st) && !S_ISSOCK(st.st_mode)) {
         snprintf(vm->why, sizeof(vm->why), "control socket %s is %s, not "
                  "a socket: not used, not removed", path,
                  S_ISLNK(st.st_mode) ? "a symbolic link" :
                  S_ISREG(st.st_mode) ? "a regular file" : "another file");
-        return -EEXIST;
+        rc = -EEXIST;
+        goto out;
     }
     strcpy(sa.sun_path, path);
     fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        goto fail;
+    if (fd < 0) {
+        rc = ctl_failed(vm, path, -errno);
+        goto out;
+    }
     if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-        close(fd);
         snprintf(vm->why, sizeof(vm->why), "control socket %s is in use "
                  "by another ftvm", path);
-        return -EADDRINUSE;
+        rc = -EADDRINUSE;
+        goto out;
     }
     if (errno == ECONNREFUSED)
         unlink(path);
     old = umask(077);
     rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
     umask(old);
-    if (rc || listen(fd, 4))
-        goto fail;
-
+    if (rc) {
+        rc = ctl_failed(vm, path, -errno);
+        goto out;
+    }
+    bound = true;
+    if (listen(fd, 4)) {
+        rc = ctl_failed(vm, path, -errno);
+        goto out;
+    }
     c = calloc(1, sizeof(*c));
     if (!c) {
-        errno = ENOMEM;
-        goto fail;
+        rc = ctl_failed(vm, path, -ENOMEM);
+        goto out;
     }
-    c->lfd = fd;
-    c->req_fd = -1;
+    c->lfd = c->quit_fd = c->req_fd = -1;
     strcpy(c->path, path);
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->cond, NULL);
     c->quit_fd = eventfd(0, EFD_CLOEXEC);
-    vm->ctl_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (c->quit_fd < 0 || efd < 0) {
+        rc = ctl_failed(vm, path, -errno);
+        goto out;
+    }
+    /* The thread finds them in vm from its start. */
+    c->lfd = fd;
+    vm->ctl_fd = efd;
     vm->ctl = c;
-    if (c->quit_fd < 0 || vm->ctl_fd < 0 ||
-        pthread_create(&c->thread, NULL, ctl_main, vm)) {
-        rc = errno ? -errno : -EAGAIN;
-        snprintf(vm->why, sizeof(vm->why), "control socket %s: %s", path,
-                 strerror(-rc));
-        if (c->quit_fd >= 0)
-            close(c->quit_fd);
-        if (vm->ctl_fd >= 0)
-            close(vm->ctl_fd);
+    rc = -pthread_create(&c->thread, NULL, ctl_main, vm);
+    if (rc) {
         vm->ctl_fd = -1;
         vm->ctl = NULL;
-        unlink(path);
-        close(fd);
-        free(c);
-        return rc;
+        c->lfd = -1;
+        ctl_failed(vm, path, rc);
+        goto out;
     }
-    return 0;
-fail:
-    rc = -errno;
-    snprintf(vm->why, sizeof(vm->why), "control socket %s: %s", path,
-             strerror(errno));
+    fd = efd = -1;
+    c = NULL;
+out:
+    if (c) {
+        if (c->quit_fd >= 0)
+            close(c->quit_fd);
+        pthread_mutex_destroy(&c->lock);
+        pthread_cond_destroy(&c->cond);
+        free(c);
+    }
+    if (efd >= 0)
+        close(efd);
     if (fd >= 0)
         close(fd);
+    if (rc && bound)
+        unlink(path);
     return rc;
 }
 

@@ -20,7 +20,11 @@
  *   HELLO (before host identities), a HELLO from a peer of the same
  *   role or of this host's name, an oversize header, half a frame then
  *   close, silence: each refused with its own error, and the ERROR
- *   frame the peer gets back decodes.
+ *   frame the peer gets back decodes;
+ * - a channel freed while up (as ftd drops one whose peer it gave up
+ *   on): nothing of it is used once freed.  libevent's memory is
+ *   poisoned as it is freed (ev_free), so that an event used after its
+ *   free faults rather than reading what is left there by chance.
  *
  * Every run is bounded by a deadline on the event loop; no sleeps.
  * Prints one line per scenario; exits 1 on the first failure.
@@ -28,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -132,7 +137,48 @@ static struct event_base *base;
 static struct end *pri, *sec;
 /* Long enough for a loaded machine; short where a test waits on it. */
 static unsigned int handshake_ms = 10000;
-static int downs_wanted;
+static int downs_wanted, ups_wanted;
+
+/* Each block libevent asks for, with its size before it. */
+union blk {
+    size_t len;
+    max_align_t align;
+};
+
+static void *ev_malloc(size_t n)
+{
+    union blk *b = malloc(sizeof(*b) + n);
+
+    if (!b)
+        return NULL;
+    b->len = n;
+    return b + 1;
+}
+
+static void ev_free(void *p)
+{
+    union blk *b = (union blk *)p - 1;
+
+    if (!p)
+        return;
+    memset(p, 0xa5, b->len);
+    free(b);
+}
+
+static void *ev_realloc(void *p, size_t n)
+{
+    void *q;
+
+    if (!p)
+        return ev_malloc(n);
+    q = ev_malloc(n);
+    if (!q)
+        return NULL;
+    memcpy(q, p, ((union blk *)p - 1)->len < n ? ((union blk *)p - 1)->len
+                                                : n);
+    ev_free(p);
+    return q;
+}
 
 static void check_bounds(struct end *e)
 {
@@ -255,6 +301,8 @@ static void on_up(struct xlft_chan *c, void *arg)
         go_deaf(e->cfg.fd);
     if (e == pri)
         pump(e);
+    if (ups_wanted && --ups_wanted == 0)
+        event_base_loopbreak(base);
 }
 
 static void on_writable(struct xlft_chan *c, void *arg)
@@ -467,6 +515,35 @@ static void unheard_peer(void)
            p.why, t_s / 1000000, s.why);
 }
 
+/*
+ * Both ends up, then freed as they are, the connection still open: as
+ * ftd frees the channel of a peer it has given up on.
+ */
+static void freed_while_up(void)
+{
+    struct event *dl = evtimer_new(base, deadline_cb, "freed while up");
+    struct timeval tv = { DEADLINE_S, 0 };
+    struct end p, s;
+    int fds[2];
+
+    tcp_pair(fds);
+    pri = NULL;
+    sec = NULL;
+    end_init(&p, "primary", fds[0], true, key_a, XLFT_ENC_REQUIRED);
+    end_init(&s, "secondary", fds[1], false, key_a, XLFT_ENC_REQUIRED);
+    start(&p);
+    start(&s);
+    ups_wanted = 2;
+    CHECK(dl && evtimer_add(dl, &tv) == 0);
+    CHECK(event_base_dispatch(base) >= 0);
+    event_free(dl);
+    CHECK(p.up && s.up && !p.down && !s.down);
+    xlft_chan_free(p.c);
+    xlft_chan_free(s.c);
+    printf("chan-loopback: both ends freed while up: nothing used after "
+           "its free\n");
+}
+
 static void wrong_key(void)
 {
     struct end p, s;
@@ -564,6 +641,7 @@ int main(void)
     size_t n;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
+    event_set_mem_functions(ev_malloc, ev_realloc, ev_free);
     base = event_base_new();
     CHECK(base);
     make_log(&big, STREAM_BYTES, 0x10ad);
@@ -573,6 +651,7 @@ int main(void)
            &big, true);
     stream("stream, encryption disabled", XLFT_ENC_DISABLED, &small, false);
     unheard_peer();
+    freed_while_up();
     wrong_key();
 
     n = hello(b, 3, 2, 2, XLFT_ROLE_PRIMARY);

@@ -14,7 +14,13 @@
 #      guest runs on (it was paused for the copy), unprotected;
 #   5. a primary's ftvm that takes requests and never answers (stopped,
 #      as one its guest had taken over might be): ftd gives up on it at
-#      the deadline, saying so, instead of waiting for good.
+#      the deadline, saying so, instead of waiting for good;
+#   6. a protected guest that powers off (ACPI), or halts with interrupts
+#      disabled: the pair ends in order, as the guest did (it was kept
+#      until a host went, and then the copy went live into a guest that
+#      was off): its last words reach its console, both ftds end, the
+#      primary's ftvm exits with the guest's status, the secondary's copy
+#      is stopped, and only the primary ever claims the generation.
 # Two hosts in network namespaces made here.  Without root or ip netns
 # the test says so and exits 77.
 #
@@ -199,5 +205,37 @@ else
     bad "setting up case 5: $(cat "$work/fs5.err" 2>/dev/null)"
 fi
 clear_hosts
+
+# 6. WHAT=N after N ticks at 100 Hz, counted once recording has begun
+# (the guest starts paused): time for the copy to be made first.
+r=6
+for end in poweroff:0:"powering off" halt:6:"halting with interrupts"; do
+    what=${end%%:*} status=${end#*:} status=${status%%:*} last=${end##*:}
+    if pair $r "--guest $build/guests/idle.bin --cmdline $what=300 \
+--paused" "" && waitfor "replaying" "$work/fs$r.err"; then
+        if [ "$(ended fp$r)" = 0 ] && [ "$(ended fs$r)" = 0 ] &&
+           [ "$(ended gp$r)" = "$status" ] && [ "$(ended gs$r)" != none ] &&
+           grep -q "state=ended" "$work/fp$r.out" &&
+           grep -q "has stopped by itself" "$work/fp$r.out" &&
+           grep -q "the primary ended the pair" "$work/fs$r.err" &&
+           grep -q "idle: $last" "$work/p$r.con" &&
+           ! grep -q -e "live at" -e "asking the arbiter" \
+               "$work/fs$r.err" "$work/fp$r.err" &&
+           ! grep -rq hostB "$work/arb.$r"; then
+            ok "a guest's $what ends its pair in order: \
+$(grep -o 'has stopped by itself.*' "$work/fp$r.out")"
+        else
+            bad "$what: primary exit $(cat "$work/fp$r.rc" 2>/dev/null), \
+secondary $(cat "$work/fs$r.rc" 2>/dev/null), guest \
+$(cat "$work/gp$r.rc" 2>/dev/null), copy $(cat "$work/gs$r.rc" \
+2>/dev/null): $(cat "$work/fp$r.out" "$work/fp$r.err" "$work/fs$r.err")"
+        fi
+    else
+        bad "protecting the guest that ends ($what): $(cat \
+"$work/fp$r.err" "$work/fs$r.err" 2>/dev/null)"
+    fi
+    clear_hosts
+    r=$((r + 1))
+done
 
 finish

@@ -11,7 +11,8 @@
 # a guest that powers off or halts with interrupts disabled ends the log
 # in order, on both sides alike; the disk is opened for durable writes;
 # bad requests are refused with a reason, and so is a control path that
-# holds a file or a symbolic link (left there, not removed).
+# holds a file or a symbolic link (left there, not removed), and a RECORD
+# that runs out of descriptors for its ring.
 #
 # One host, no network: processes on unix sockets in $work.
 #
@@ -572,5 +573,32 @@ else
 fi
 d0 "$sock" stop >/dev/null 2>&1
 ended p >/dev/null
+
+# 6b. Out of descriptors while RECORD hands out its ring: refused with the
+# reason (once the refusal carried the ring's descriptors, one of them -1,
+# and never left: the client waited 10 s for nothing), and the guest
+# records once it has descriptors again.
+# fd_limit N PID: the limit under which PID can open N descriptors more.
+fd_limit() {
+    ls "/proc/$2/fd" | awk -v want="$1" '{ used[$1] = 1 }
+        END { for (l = 0; n < want; l++) if (!(l in used)) n++; print l }'
+}
+if serve q --guest "$idle" --paused; then
+    pid=$(pidof_cmd "$ftvm serve --control $work/q.sock")
+    # The client's connection, the ring's memfd and its two eventfds.
+    prlimit --pid "$pid" --nofile="$(fd_limit 4 "$pid"):"
+    expect "RECORD out of descriptors" 1 \
+        "record: cannot pass the ring: Too many open files" -- \
+        d0 "$work/q.sock" record "$work/logq" --seconds 1
+    prlimit --pid "$pid" --nofile=1024:
+    if d0 "$work/q.sock" record "$work/logq2" --seconds 1 >"$work/x" 2>&1
+    then
+        ok "with descriptors again, RECORD hands out its ring"
+    else
+        bad "RECORD after descriptors ran out: $(cat "$work/x")"
+    fi
+    d0 "$work/q.sock" stop >/dev/null 2>&1
+    ended q >/dev/null
+fi
 
 finish

@@ -37,6 +37,7 @@ enum guest_op {
 };
 
 struct guest;
+struct ftd_config;
 
 /*
  * Lab use only (xen): record on a CPU without a branch counter; the log
@@ -44,22 +45,26 @@ struct guest;
  */
 #define BACKEND_F_UNSAFE_NO_COUNTER  (1u << 0)
 /*
- * A secondary's guest that GUEST_RESTORE creates (restore_creates):
- * 'spec' is what this host allows the copy to be (xen: the guest's xl
- * configuration here, xlft_xen_local.h).
+ * A secondary's copy: 'spec' is what make_copy gave (or ftd's command
+ * line), the guest the restore goes into or this host's configuration
+ * of the guest the restore creates (xen: xlft_xen_local.h).
  */
 #define BACKEND_F_COPY               (1u << 1)
 
+/* What ftd's command line gives for one pair set up by hand. */
+struct backend_args {
+    bool secondary;
+    const char *guest;          /* --guest, or NULL */
+    const char *copy_config;    /* --xen-config, or NULL */
+    unsigned int flags;         /* BACKEND_F_* asked for */
+};
+
 struct backend {
     const char *name;
-    /* The copy's restore creates the guest (xen), not a guest started
-     * for it beforehand (ftvm). */
-    bool restore_creates;
     /*
      * 'spec': the guest (ftvm: its control socket; xen: a domain name or
-     * id), or with BACKEND_F_COPY this host's configuration of the
-     * guest a restore creates.  'peer' names the other host in
-     * messages.  'flags': BACKEND_F_*.
+     * id), or with BACKEND_F_COPY a secondary's copy.  'peer' names the
+     * other host in messages.  'flags': BACKEND_F_*.
      */
     int (*open)(struct guest **g, const char *spec, const char *peer,
                 unsigned int flags, char *why, size_t len);
@@ -69,6 +74,13 @@ struct backend {
                 char *why, size_t len);
     /* Why the guest stopped replaying, once the ring says it did. */
     void (*why_stopped)(struct guest *g, char *why, size_t len);
+    /*
+     * Whether the guest has stopped by itself, for good (powered off,
+     * or halted with nothing to wake it), its log ended in order: true,
+     * and 'why' says how.  Asked of a primary whose ring has gone quiet.
+     * NULL: the backend cannot tell.
+     */
+    bool (*ended)(struct guest *g, char *why, size_t len);
     /* After RECORD or REPLAY: the ring, and its signals both ways. */
     struct ft_ring *(*ring)(struct guest *g);
     int (*ring_fd)(struct guest *g);        /* readable: the guest said */
@@ -79,10 +91,41 @@ struct backend {
      * (xenstore on Xen); NULL where ftd's own status is the only place.
      */
     void (*status)(struct guest *g, const char *state, const char *err);
+
+    /*
+     * A pair set up by hand: whether its command line suits this
+     * backend.  0, or -EINVAL with what is wrong, for a usage message.
+     * A secondary given no guest has its copy made as 'copy_config'
+     * says (BACKEND_F_COPY).
+     */
+    int (*args_ok)(const struct backend_args *a, char *why, size_t len);
+    /*
+     * The service, for guest 'name' of its ft.conf 'c' (the guest's
+     * section, the run-dir): the spec of that guest on this host, to
+     * protect it from here (guest_spec); the spec of a copy of it
+     * about to come from its primary, made ready (make_copy; opened
+     * with BACKEND_F_COPY: ftvm starts `ftvm serve --incoming` for it;
+     * xen has nothing to start, the restore creates the domain from
+     * the guest's xen-config).  0, or -errno with 'why'.
+     */
+    int (*guest_spec)(const struct ftd_config *c, const char *name,
+                      char *spec, size_t len, char *why, size_t whylen);
+    int (*make_copy)(const struct ftd_config *c, const char *name,
+                     char *spec, size_t len, char *why, size_t whylen);
+    /*
+     * A copy made ready, whose pair ended before the copy was opened:
+     * whatever was started for it stops for good.  0, or -errno with
+     * 'why'.  NULL: nothing was (the restore creates the guest).
+     */
+    int (*drop_copy)(const char *spec, const char *peer, unsigned int flags,
+                     char *why, size_t len);
 };
 
 extern const struct backend backend_ftvm;
 extern const struct backend backend_xen;
+
+/* The name of the backend ftd uses unless told (backend_named). */
+#define BACKEND_DEFAULT "ftvm"
 
 /* "ftvm" or "xen", or NULL. */
 const struct backend *backend_named(const char *name);

@@ -22,6 +22,7 @@
 #include <xentoollog.h>
 
 #include "backend.h"
+#include "config.h"
 #include "xlft_xen.h"
 #include "xlft_xen_config.h"
 #include "xlft_xen_copy.h"
@@ -139,7 +140,8 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
     *gp = NULL;
     if (!g) {
         snprintf(why, len, "out of memory");
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     g->domid = INVALID_DOMID;
     g->ev.local = -1;
@@ -147,14 +149,14 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
     snprintf(g->peer, sizeof(g->peer), "%s", peer ? peer : "");
     rc = xlft_xen_open(&g->x, why, len);
     if (rc)
-        goto fail;
+        goto out;
     g->log = xtl_createlogger_stdiostream(stderr, XTL_ERROR,
                                           XTL_STDIOSTREAM_HIDE_PROGRESS);
     if (!g->log || libxl_ctx_alloc(&g->ctx, LIBXL_VERSION, 0,
                                    (xentoollog_logger *)g->log)) {
         snprintf(why, len, "cannot open libxl (not dom0 of a Xen host?)");
         rc = -EIO;
-        goto fail;
+        goto out;
     }
     if (flags & BACKEND_F_COPY) {
         /* A secondary: the restore makes it, as this host allows. */
@@ -162,20 +164,19 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
             snprintf(why, len, "a Xen secondary needs this host's "
                      "configuration of the guest (xen-config)");
             rc = -EINVAL;
-            goto fail;
+            goto out;
         }
         strcpy(g->copy_from, spec);
-        *gp = g;
-        return 0;
+        goto out;
     }
     if (!spec) {
         snprintf(why, len, "no guest named");
         rc = -EINVAL;
-        goto fail;
+        goto out;
     }
     rc = resolve(g, spec, why, len);
     if (rc)
-        goto fail;
+        goto out;
     /* A hypervisor without FT support is told before anything moves. */
     rc = xlft_xen_ft_status(g->x, g->domid, &st, why, len);
     if (!rc && st.state != XLFT_XEN_FT_OFF) {
@@ -183,14 +184,14 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
                  xlft_xen_ft_state_name(st.state));
         rc = -EBUSY;
     }
-    if (rc) {
+    if (rc)
         fail(g, rc, why);
-        goto fail;
+out:
+    if (rc) {
+        xen_close(g);
+        g = NULL;
     }
     *gp = g;
-    return 0;
-fail:
-    xen_close(g);
     return rc;
 }
 
@@ -396,9 +397,64 @@ static void xen_ring_notify(struct guest *g)
     xlft_xen_evtchn_notify(g->x, &g->ev);
 }
 
+/*
+ * A secondary's guest is created by the restore, as the configuration
+ * --xen-config names allows.
+ */
+static int xen_args_ok(const struct backend_args *a, char *why, size_t len)
+{
+    if (a->secondary && a->guest)
+        snprintf(why, len, "a Xen secondary takes no --guest: the copy "
+                 "creates it");
+    else if (a->secondary && !a->copy_config)
+        snprintf(why, len, "a Xen secondary needs --xen-config FILE: the "
+                 "guest's configuration on this host");
+    else if (!a->secondary && !a->guest)
+        snprintf(why, len, "--guest is needed");
+    else if (!a->secondary && a->copy_config)
+        snprintf(why, len, "--xen-config: only for a Xen secondary");
+    else
+        return 0;
+    return -EINVAL;
+}
+
+/* A guest the service protects is the domain of its name. */
+static int xen_guest_spec(const struct ftd_config *c, const char *name,
+                          char *spec, size_t len, char *why, size_t whylen)
+{
+    (void)c;
+    (void)why;
+    (void)whylen;
+    snprintf(spec, len, "%s", name);
+    return 0;
+}
+
+/*
+ * A copy of 'name' is coming: its restore creates the domain, as the
+ * guest's xl configuration on this host allows (xen-config).
+ */
+static int xen_make_copy(const struct ftd_config *c, const char *name,
+                         char *cfg, size_t len, char *why, size_t whylen)
+{
+    const struct ftd_guest *g = ftd_config_guest(c, name);
+
+    if (!g) {
+        snprintf(why, whylen, "not configured on this host (add [guest %s] "
+                 "with its xen-config to ft.conf)", name);
+        return -ENOENT;
+    }
+    if (!g->xen_config[0]) {
+        snprintf(why, whylen, "its section in ft.conf has no xen-config: a "
+                 "Xen copy is made only as this host's configuration of "
+                 "the guest allows");
+        return -ENOENT;
+    }
+    snprintf(cfg, len, "%s", g->xen_config);
+    return 0;
+}
+
 const struct backend backend_xen = {
     .name = "xen",
-    .restore_creates = true,
     .open = xen_open,
     .close = xen_close,
     .call = xen_call,
@@ -408,4 +464,7 @@ const struct backend backend_xen = {
     .ring_drain = xen_ring_drain,
     .ring_notify = xen_ring_notify,
     .status = xs_put,
+    .args_ok = xen_args_ok,
+    .guest_spec = xen_guest_spec,
+    .make_copy = xen_make_copy,
 };

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "config.h"
 
 enum kind { K_STR, K_BOOLENC, K_U32, K_U64 };
@@ -264,7 +265,7 @@ static void defaults(struct ftd_config *c)
     strcpy(c->key, "/etc/xen/ft.key");
     strcpy(c->run_dir, "/run/xenft");
     strcpy(c->ftvm, "ftvm");
-    strcpy(c->backend, "ftvm");
+    strcpy(c->backend, BACKEND_DEFAULT);
     c->encrypt = true;
 }
 
@@ -369,7 +370,7 @@ int ftd_config_load(struct ftd_config *c, const char *path, char *err,
                  c->host_name);
         return -EINVAL;
     }
-    if (strcmp(c->backend, "ftvm") && strcmp(c->backend, "xen")) {
+    if (!backend_named(c->backend)) {
         snprintf(err, errlen, "%s: backend '%s': ftvm or xen", path,
                  c->backend);
         return -EINVAL;

@@ -41,7 +41,7 @@ struct ftd_config {
     uint64_t lag_limit_us;
     char run_dir[200];          /* sockets, consoles: <dir>/<guest>.* */
     char ftvm[256];             /* the ftvm program */
-    char backend[8];            /* "ftvm" or "xen" (backend.h) */
+    char backend[8];            /* backend_named()'s (backend.h) */
     char metrics_file[256];     /* Prometheus textfile, "" for none */
     struct ftd_guest guests[FTD_GUESTS_MAX];
     unsigned int nguests;

@@ -62,7 +62,7 @@ static const char usage[] =
 
 struct run {
     struct event_base *base;
-    const char *xen_config;     /* --xen-config */
+    const char *copy_config;    /* --xen-config */
     int err;
     char why[600];
 };
@@ -73,18 +73,21 @@ static int bad_usage(const char *what)
     return 2;
 }
 
-/* A Xen secondary's copy is what --xen-config allows, whatever its name. */
+/*
+ * A secondary given no guest: its copy is what --xen-config allows,
+ * whatever its name (backend.h, args_ok).
+ */
 static int copy_from(void *arg, const char *name, char *cfg, size_t len,
                      char *why, size_t whylen)
 {
     const struct run *run = arg;
 
-    if (strlen(run->xen_config) >= len) {
+    if (strlen(run->copy_config) >= len) {
         snprintf(why, whylen, "guest %s: --xen-config: a path of at most "
                  "%zu characters", name, len - 1);
         return -ENAMETOOLONG;
     }
-    strcpy(cfg, run->xen_config);
+    strcpy(cfg, run->copy_config);
     return 0;
 }
 
@@ -198,14 +201,15 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *peer_spec = NULL, *listen_spec = NULL, *key_path = NULL;
-    struct pair_cfg cfg = { .encrypt = true };
+    struct pair_cfg cfg = { .encrypt = true,
+                            .backend = backend_named(BACKEND_DEFAULT) };
+    struct backend_args args;
     uint8_t key[XLFT_KEY_SIZE];
     char me[256], peer[FTD_PEER_MAX], why[600], line[400];
     struct run run = { 0 };
     struct event *sigs[2];
     struct pair *p;
     uint64_t v;
-    bool xen;
     int c, fd;
 
     if (argc == 2 && !strcmp(argv[1], "--help")) {
@@ -230,7 +234,7 @@ int main(int argc, char **argv)
         case 'a': cfg.arbiter = optarg; break;
         case 'H': cfg.me = optarg; break;
         case 'N': cfg.peer_name = optarg; break;
-        case 'x': run.xen_config = optarg; break;
+        case 'x': run.copy_config = optarg; break;
         case 'U':
             cfg.backend_flags |= BACKEND_F_UNSAFE_NO_COUNTER;
             break;
@@ -276,22 +280,14 @@ int main(int argc, char **argv)
     }
     if (optind != argc)
         return bad_usage("unexpected argument");
-    xen = cfg.backend == &backend_xen;
-    if (xen && cfg.role == PAIR_SECONDARY) {
-        if (cfg.guest)
-            return bad_usage("a Xen secondary takes no --guest: the copy "
-                             "creates it");
-        if (!run.xen_config)
-            return bad_usage("a Xen secondary needs --xen-config FILE: "
-                             "the guest's configuration on this host");
+    args = (struct backend_args){
+        .secondary = cfg.role == PAIR_SECONDARY, .guest = cfg.guest,
+        .copy_config = run.copy_config, .flags = cfg.backend_flags,
+    };
+    if (cfg.backend->args_ok(&args, why, sizeof(why)))
+        return bad_usage(why);
+    if (!cfg.guest)
         cfg.resolve = copy_from;
-    } else if (!cfg.guest) {
-        return bad_usage("--guest is needed");
-    }
-    if (run.xen_config && (!xen || cfg.role != PAIR_SECONDARY))
-        return bad_usage("--xen-config: only for a Xen secondary");
-    if (!xen && (cfg.backend_flags & BACKEND_F_UNSAFE_NO_COUNTER))
-        return bad_usage("--unsafe-no-counter: only with --backend xen");
     if (!cfg.name || !key_path || !cfg.arbiter)
         return bad_usage("--pair, --key and --arbiter are needed");
     if (!ftd_name_ok(cfg.name) || !ftd_name_ok(cfg.me) ||
@@ -340,6 +336,9 @@ int main(int argc, char **argv)
     evsignal_add(sigs[0], NULL);
     evsignal_add(sigs[1], NULL);
     event_base_dispatch(run.base);
+    /* What the pair said last reaches the peer before ftd goes. */
+    while (pair_closing(p) && !event_base_loop(run.base, EVLOOP_ONCE))
+        ;
 
     pair_status(p, line, sizeof(line));
     printf("ftd: %s\nftd: %s\n", line, run.why);

@@ -338,35 +338,38 @@ out:
 int metrics_new(struct metrics **mp, const char *path, const char *host,
                 char *why, size_t len)
 {
-    struct metrics *m;
+    struct metrics *m = NULL;
     int rc;
 
     *mp = NULL;
     if (path[0] != '/') {
         snprintf(why, len, "metrics-file %s: not an absolute path", path);
-        return -EINVAL;
+        rc = -EINVAL;
+        goto out;
     }
     m = calloc(1, sizeof(*m));
     if (!m) {
         snprintf(why, len, "metrics-file %s: out of memory", path);
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     if (strlen(path) >= sizeof(m->path)) {
         snprintf(why, len, "metrics-file %.40s...: longer than %zu", path,
                  sizeof(m->path) - 1);
-        free(m);
-        return -ENAMETOOLONG;
+        rc = -ENAMETOOLONG;
+        goto out;
     }
     snprintf(m->path, sizeof(m->path), "%s", path);
     snprintf(m->tmp, sizeof(m->tmp), "%s.tmp", path);
     snprintf(m->host, sizeof(m->host), "%s", host);
     rc = write_file(m, why, len);
-    if (rc) {
-        free(m);
-        return rc;
-    }
+    if (rc)
+        goto out;
     *mp = m;
-    return 0;
+    m = NULL;
+out:
+    metrics_free(m);
+    return rc;
 }
 
 void metrics_free(struct metrics *m)

@@ -137,8 +137,13 @@ static int lookup_start(struct ftd_dial *d, const char *host,
         return -EAGAIN;
     }
     lk = calloc(1, sizeof(*lk));
-    if (!lk || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
-                          SOCK_NONBLOCK, 0, sv)) {
+    if (!lk) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    lk->fd = -1;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+                   sv)) {
         rc = -errno;
         goto out;
     }
@@ -153,20 +158,24 @@ static int lookup_start(struct ftd_dial *d, const char *host,
     rc = -pthread_create(&(pthread_t){ 0 }, &attr, lookup_thread, lk);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
+    if (rc)
+        goto out;
+    /* The thread's now: it closes its end and frees the rest. */
+    d->lfd = sv[0];
+    sv[0] = sv[1] = -1;
+    lk = NULL;
 out:
     if (rc) {
         snprintf(d->why, sizeof(d->why), "peer %s: cannot look it up: %s",
                  d->spec, strerror(-rc));
-        if (sv[0] >= 0) {
-            close(sv[0]);
-            close(sv[1]);
-        }
-        free(lk);
         atomic_fetch_sub(&lookups, 1);
-        return rc;
     }
-    d->lfd = sv[0];
-    return 0;
+    if (sv[0] >= 0)
+        close(sv[0]);
+    if (sv[1] >= 0)
+        close(sv[1]);
+    free(lk);
+    return rc;
 }
 
 /* The dial is over: tell its owner, with the socket or -1, and free it. */
@@ -295,7 +304,7 @@ int ftd_dial_start(struct ftd_dial **dp, struct event_base *base,
     struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
                               .ai_flags = AI_NUMERICHOST }, *ai;
     struct timeval tv = { timeout_ms / 1000, timeout_ms % 1000 * 1000 };
-    struct ftd_dial *d;
+    struct ftd_dial *d = NULL;
     char host[256];
     int rc;
 
@@ -303,17 +312,20 @@ int ftd_dial_start(struct ftd_dial **dp, struct event_base *base,
     if (strlen(spec) >= sizeof(d->spec)) {
         snprintf(why, len, "peer '%.40s...': too long (%zu at most)", spec,
                  sizeof(d->spec) - 1);
-        return -EINVAL;
+        rc = -EINVAL;
+        goto out;
     }
     if (split(spec, port, host, sizeof(host), &port)) {
         snprintf(why, len, "peer '%s': want HOST%s", spec,
                  port ? "[:PORT]" : ":PORT");
-        return -EINVAL;
+        rc = -EINVAL;
+        goto out;
     }
     d = calloc(1, sizeof(*d));
     if (!d) {
         snprintf(why, len, "peer %s: out of memory", spec);
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     *d = (struct ftd_dial){ .base = base, .timeout_ms = timeout_ms,
                             .done = done, .arg = arg, .lfd = -1,
@@ -328,26 +340,28 @@ int ftd_dial_start(struct ftd_dial **dp, struct event_base *base,
         rc = lookup_start(d, host, port);
         if (rc) {
             snprintf(why, len, "%s", d->why);
-            ftd_dial_cancel(d);
-            return rc;
+            goto out;
         }
         d->ev = event_new(base, d->lfd, EV_READ | EV_PERSIST, on_answer, d);
     } else {
         snprintf(why, len, "peer %s: %s", spec, gai_strerror(rc));
-        ftd_dial_cancel(d);
-        return -EINVAL;
+        rc = -EINVAL;
+        goto out;
     }
     d->deadline = evtimer_new(base, on_deadline, d);
     if (!d->ev || !d->deadline || evtimer_add(d->deadline, &tv) ||
         (d->lfd >= 0 && event_add(d->ev, NULL))) {
         snprintf(why, len, "peer %s: cannot set up the event loop", spec);
-        ftd_dial_cancel(d);
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     if (d->lfd < 0)
         event_active(d->ev, EV_TIMEOUT, 0);
     *dp = d;
-    return 0;
+    d = NULL;
+out:
+    ftd_dial_cancel(d);
+    return rc;
 }
 
 void ftd_dial_cancel(struct ftd_dial *d)

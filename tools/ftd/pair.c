@@ -10,6 +10,9 @@
  *     the output gate holds goes out, the guest runs on unprotected;
  *   - a lost claim: the copy halts and its held outputs are thrown away;
  *   - a secondary gone live: it is the guest now;
+ *   - a primary's guest that stopped by itself (powered off): its log
+ *     ended in order, and once the secondary holds all of it the guest
+ *     is stopped and the secondary told, as for a disable;
  *   - any other end (an error, ftd stopping) of a primary whose
  *     secondary may hold the whole copy: the guest halts, as for a lost
  *     claim, and the secondary's arbiter decides; of a primary whose copy
@@ -108,16 +111,18 @@ static void fate(struct pair *p, enum state was)
     if (p->won_late)
         was = p->cfg.role == PAIR_PRIMARY ? S_LIVE : S_GOING_LIVE;
     if (!p->vm && p->cfg.role == PAIR_SECONDARY && p->guest_path[0] &&
-        !p->be->restore_creates) {
+        p->be->drop_copy) {
         char why[300];
 
-        /* The guest this host started for the copy: it goes too. */
-        if (p->be->open(&p->vm, p->guest_path, p->peer,
-                        p->cfg.backend_flags, why, sizeof(why))) {
+        /* What this host started for the copy goes too. */
+        if (p->be->drop_copy(p->guest_path, p->peer,
+                             p->cfg.backend_flags | BACKEND_F_COPY, why,
+                             sizeof(why)))
             pair_say(p, "cannot stop the guest started for the copy: %s",
                      why);
-            return;
-        }
+        else
+            p->settled = true;
+        return;
     }
     if (!p->vm)
         return;
@@ -160,7 +165,7 @@ void pair_finish(struct pair *p)
     fate(p, p->end_st);
     if (!p->vm)
         return;
-    /* The guest is free for its next client (ftvm takes one at a time). */
+    /* The guest is free for its next client (a backend may take one). */
     p->have_ring = false;
     p->be->close(p->vm);
     p->vm = NULL;
@@ -357,6 +362,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     } else {
         p->stuck_ns = 0;
     }
+    if (p->cfg.role == PAIR_PRIMARY && p->st == S_PROTECTED) {
+        primary_watch_end(p, now);
+        if (p->ended)
+            return;
+    }
     if (!p->paused_in && xlft_hb_peer(&p->hb, now) == XLFT_PEER_LOST) {
         if (p->peer_shutdown)
             peer_ended(p);      /* its close was lost on the way */
@@ -545,7 +555,7 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
         goto out;
     }
     p->cfg = *cfg;
-    p->be = cfg->backend ? cfg->backend : &backend_ftvm;
+    p->be = cfg->backend;
     p->sync_fd = -1;
     if (!cfg->key && !cfg->accept) {
         snprintf(why, whylen, "no key for the pair");
@@ -614,6 +624,11 @@ out:
 bool pair_busy(const struct pair *p)
 {
     return (p->job && p->job->running) || (p->claim && p->claim->running);
+}
+
+bool pair_closing(const struct pair *p)
+{
+    return p->ended && p->chan;
 }
 
 void pair_free(struct pair *p)

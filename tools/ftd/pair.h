@@ -28,7 +28,7 @@ struct pair_cfg {
                                    arbiter */
     const char *peer_name;      /* the host the peer must prove it is,
                                    or NULL: any but 'me' ('accept') */
-    const struct backend *backend;  /* NULL: ftvm */
+    const struct backend *backend;  /* the guest's (backend.h) */
     unsigned int backend_flags;     /* BACKEND_F_* */
     const char *guest;          /* the guest (backend.h), or NULL: ask
                                    'resolve' once it is known */
@@ -45,9 +45,9 @@ struct pair_cfg {
     size_t buffer_max;          /* secondary: log held ahead of replay */
     uint64_t lag_limit_us;      /* above: say so (0: no limit) */
     /*
-     * Secondary without a guest yet: the guest waiting for a copy of
-     * 'name' into 'sock', or where the restore creates it (xen) this
-     * host's configuration of it (BACKEND_F_COPY); 0 or -errno and 'why'.
+     * Secondary without a guest yet: the spec of the copy of 'name',
+     * made ready (backend.h, make_copy), into 'sock'; 0 or -errno and
+     * 'why'.
      */
     int (*resolve)(void *arg, const char *name, char *sock, size_t len,
                    char *why, size_t whylen);
@@ -81,6 +81,11 @@ int pair_start(struct pair **p, const struct pair_cfg *cfg, char *why,
 void pair_free(struct pair *p);
 /* A copy or a question to the arbiter is under way on a thread. */
 bool pair_busy(const struct pair *p);
+/*
+ * Ended, its channel still closing: its last frame (a SHUTDOWN) is on
+ * its way, on the loop, within a second.
+ */
+bool pair_closing(const struct pair *p);
 
 /*
  * Primary: end protection in order; the guest runs on unprotected and

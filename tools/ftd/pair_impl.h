@@ -99,7 +99,8 @@ struct pair {
     bool paused_here;           /* primary: paused for the copy */
     bool golive;                /* secondary: told to take over */
     bool switching;             /* primary: handing the guest over */
-    bool disabling;             /* primary: asking to go on alone */
+    bool disabling;             /* primary: asking to go on alone (a
+                                   disable, or its guest's own end) */
     bool peer_shutdown;         /* the peer said it ends the pair */
     bool header_seen;           /* secondary: the sync header is in */
     char guest_path[300];       /* secondary: the guest started for it,
@@ -119,6 +120,10 @@ struct pair {
     uint64_t sent;              /* last record sent */
     uint64_t acked;
     bool peer_replays;          /* the secondary has restored its copy */
+    uint64_t rec_ns;            /* when the ring last gave records */
+    uint64_t end_ask_ns;        /* when to ask again if the guest ended */
+    bool guest_ended;           /* it stopped by itself, as guest_end says */
+    char guest_end[300];
 
     /* Secondary. */
     uint8_t *fifo;              /* records held, not yet in the ring */
@@ -161,6 +166,8 @@ void primary_save_again(struct pair *p);
 void primary_send_state(struct pair *p);
 void primary_pump(struct pair *p);
 void primary_on_ack(struct pair *p, const struct xlft_ack *a);
+/* Protected: whether the guest has stopped by itself, and then the end. */
+void primary_watch_end(struct pair *p, uint64_t now);
 
 /* pair_secondary.c */
 void secondary_feed(struct pair *p);

@@ -22,6 +22,12 @@
 #define THROTTLED_PCT 50                /* a primary too far ahead */
 #define SAVE_TRIES    50
 #define SAVE_AGAIN_MS 20
+/*
+ * A running guest records more often than this (a recording logs its
+ * state hash every 250 ms, CONTROL.md): a ring quiet longer may belong
+ * to a guest that has stopped by itself.
+ */
+#define QUIET_MS      500
 
 static void hand_over(struct pair *p);
 
@@ -54,6 +60,7 @@ void primary_send_state(struct pair *p)
     p->sync_fd = -1;
     p->st = S_PROTECTED;
     p->was_protected = true;
+    p->rec_ns = pair_now_ns();
     if (p->be->status)
         p->be->status(p->vm, "protected", NULL);
     pair_say(p, "secondary created (%" PRIu64 " bytes of state), protected",
@@ -101,9 +108,9 @@ void primary_up(struct pair *p)
 }
 
 /*
- * A guest may refuse to be saved for a moment (ftvm, with disk
- * completions not yet in guest memory): it runs on a little and is
- * asked again, 50 times at most, 20 ms apart.
+ * A guest may refuse to be saved for a moment (-EBUSY: disk
+ * completions not yet in guest memory, say): it runs on a little and
+ * is asked again, 50 times at most, 20 ms apart.
  */
 static bool save_busy(struct pair *p, int rc, const char *why)
 {
@@ -157,6 +164,7 @@ void primary_pump(struct pair *p)
                 continue;
             }
             p->batch_len = (uint32_t)n;
+            p->rec_ns = pair_now_ns();
         }
         if (p->st == S_ARBITRATING || !p->chan)
             return;             /* held: nobody to send it to */
@@ -233,6 +241,16 @@ static void flush_log(struct pair *p)
                  p->batch_len);
 }
 
+/* The secondary goes live on the generation: this copy must not go on. */
+static void claim_lost(struct pair *p, const char *holder,
+                       const char *instead)
+{
+    pair_settle(p, GUEST_HALT);
+    p->st = S_HALTED;
+    pair_end(p, 0, "halted: %s holds generation %" PRIu64 " (%s); held "
+             "outputs dropped", holder, p->gen, instead);
+}
+
 static void disable_claimed(struct pair *p, int rc, const char *holder,
                             const char *err)
 {
@@ -244,11 +262,7 @@ static void disable_claimed(struct pair *p, int rc, const char *holder,
         return;
     }
     if (rc == 0) {
-        /* The secondary goes live on it: this copy must not go on. */
-        pair_settle(p, GUEST_HALT);
-        p->st = S_HALTED;
-        pair_end(p, 0, "halted: %s holds generation %" PRIu64 " (not "
-                 "disabled); held outputs dropped", holder, p->gen);
+        claim_lost(p, holder, "not disabled");
         return;
     }
     /* The log ends here; the guest runs on, unprotected, at speed. */
@@ -260,6 +274,69 @@ static void disable_claimed(struct pair *p, int rc, const char *holder,
         pair_throttle(p, 100);
     flush_log(p);
     pair_end(p, 0, "disabled: the guest runs on unprotected");
+}
+
+static void end_claimed(struct pair *p, int rc, const char *holder,
+                        const char *err)
+{
+    if (p->ended)
+        return;
+    p->disabling = false;
+    if (rc < 0) {
+        pair_say(p, "%s; asking again", err);
+        return;                 /* primary_watch_end does */
+    }
+    if (rc == 0) {
+        claim_lost(p, holder, "not ended in order");
+        return;
+    }
+    if (pair_settle(p, GUEST_STOP)) {
+        pair_end(p, -EIO, "%s, and did not stop when asked", p->guest_end);
+        return;
+    }
+    pair_end(p, 0, "%s; the pair ended with it at record %" PRIu64,
+             p->guest_end, p->sent);
+}
+
+/*
+ * A guest that stops by itself (powers off, halts for good) ends its log
+ * in order and records nothing more: once its ring has been quiet a
+ * while, the backend is asked.  The pair then ends as the guest did,
+ * once the secondary holds the whole log, so that the guest's last
+ * outputs have left: as for a disable, the generation is claimed first,
+ * and the secondary, told by SHUTDOWN (or losing the claim if that
+ * never reaches it), stops its copy rather than going live into a guest
+ * that is off.  The guest is stopped: it is gone.
+ */
+void primary_watch_end(struct pair *p, uint64_t now)
+{
+    int rc;
+
+    if (!p->be->ended || p->switching || p->disabling || p->batch_len ||
+        ft_ring_avail(p->ring) > 0)
+        return;
+    if (!p->guest_ended) {
+        if (now - p->rec_ns < QUIET_MS * 1000000ull || now < p->end_ask_ns)
+            return;
+        p->end_ask_ns = now + QUIET_MS * 1000000ull;
+        if (!p->be->ended(p->vm, p->guest_end, sizeof(p->guest_end)))
+            return;
+        p->guest_ended = true;
+        p->end_ask_ns = 0;
+        pair_say(p, "%s: the pair ends once the secondary holds all of "
+                 "its log", p->guest_end);
+    }
+    /* Asked again after a failed claim, as often as the guest was. */
+    if (p->acked != p->sent || now < p->end_ask_ns)
+        return;
+    p->end_ask_ns = now + QUIET_MS * 1000000ull;
+    rc = claim_start(p, end_claimed);
+    if (rc) {
+        pair_say(p, "cannot ask the arbiter: %s; asking again",
+                 strerror(-rc));
+        return;
+    }
+    p->disabling = true;
 }
 
 int pair_disable(struct pair *p, char *why, size_t len)

@@ -137,9 +137,8 @@ void secondary_restore(struct pair *p)
     if (p->job->running)
         return;
     if (!p->vm && p->be->open(&p->vm, p->guest_path, p->peer,
-                              p->cfg.backend_flags |
-                              (p->be->restore_creates ? BACKEND_F_COPY : 0),
-                              why, sizeof(why))) {
+                              p->cfg.backend_flags | BACKEND_F_COPY, why,
+                              sizeof(why))) {
         if (pair_now_ns() - p->guest_wait_ns < GUEST_WAIT_MS * 1000000ull)
             return;             /* the tick tries again */
         pair_end(p, -ETIMEDOUT, "guest %s did not come up in %u ms: %s",

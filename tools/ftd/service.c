@@ -4,7 +4,8 @@
  * want a secondary here (starting the guest's copy itself, from the
  * guest's section in ft.conf), and takes commands from xl-ft on its
  * control socket: enable NAME PEER, disable NAME, failover NAME, status.
- * Guests run under `ftvm serve --control RUN_DIR/NAME.sock`.
+ * The backend of ft.conf finds each guest and makes its copies ready
+ * (backend.h).
  *
  * Everything runs on one loop that also carries every pair's heartbeats,
  * so nothing here waits: a peer is dialled without blocking (net.h), and
@@ -13,7 +14,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -40,9 +40,9 @@
 #include "pair_stats.h"
 #include "service.h"
 #include "status_json.h"
+#include "rundir.h"
 #include "views.h"
 #include "xlft_crypto.h"
-#include "xlft_ftvm.h"
 #include "xlft_path.h"
 
 #define PAIRS_MAX   FTD_GUESTS_MAX
@@ -112,6 +112,7 @@ struct client {
 
 struct service {
     const struct ftd_config *cfg;
+    const struct backend *be;   /* ft.conf's */
     struct event_base *base;
     int lfd, cfd;
     struct event *lev, *cev, *reap;
@@ -162,73 +163,6 @@ static struct reprotect *reprotect_of(struct service *s, const char *name,
     spare->active = true;
     snprintf(spare->name, sizeof(spare->name), "%s", name);
     return spare;
-}
-
-/*
- * A socket's path in the run directory: nothing there, or a socket.  A
- * symbolic link would take a connect elsewhere, and anything else is
- * not ours to remove.
- */
-static int sock_path_ok(const char *path, char *why, size_t len)
-{
-    struct stat st;
-    int err;
-
-    if (lstat(path, &st)) {
-        err = errno;
-        if (err == ENOENT)
-            return 0;
-        snprintf(why, len, "%s: %s", path, strerror(err));
-        return -err;
-    }
-    if (S_ISSOCK(st.st_mode))
-        return 0;
-    snprintf(why, len, "%s is %s, not a socket: not used, not removed",
-             path, S_ISLNK(st.st_mode) ? "a symbolic link" :
-                   S_ISREG(st.st_mode) ? "a regular file" :
-                   S_ISDIR(st.st_mode) ? "a directory" : "a special file");
-    return -EEXIST;
-}
-
-static int guest_sock(const struct service *s, const char *name, char *buf,
-                      size_t len, char *why, size_t whylen)
-{
-    snprintf(buf, len, "%s/%s.sock", s->cfg->run_dir, name);
-    return sock_path_ok(buf, why, whylen);
-}
-
-/*
- * A file in the run directory for a guest's copy: written by ftd or its
- * ftvm, as root, so never through a symbolic link, never a FIFO (which
- * would block) or a device, nor a file with another name elsewhere.
- */
-static int open_run_file(const char *path, int flags, char *why,
-                         size_t len)
-{
-    struct stat st;
-    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
-                  O_CLOEXEC | flags, 0600);
-    int err;
-
-    if (fd < 0) {
-        err = errno;
-        if (err == ELOOP)
-            snprintf(why, len, "%s is a symbolic link: not followed",
-                     path);
-        else
-            snprintf(why, len, "cannot write %s: %s", path,
-                     strerror(err));
-        return -err;
-    }
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
-        snprintf(why, len, "%s is not a regular file of its own (a FIFO, a "
-                 "device, or a hard link): not written", path);
-        close(fd);
-        return -EINVAL;
-    }
-    /* Only the opening was not to wait; the guest's writes may. */
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    return fd;
 }
 
 /* A failed re-protection waits before the next: 2 s, 4 s, ... 30 s. */
@@ -320,104 +254,6 @@ static struct slot *free_slot_for(struct service *s, const char *name,
 }
 
 /*
- * A copy of 'name' is coming: start its guest with the settings of its
- * section in ft.conf.  The pair connects once it answers.
- */
-static int spawn_copy(void *arg, const char *name, char *sock, size_t len,
-                      char *why, size_t whylen)
-{
-    struct slot *sl = arg;
-    struct service *s = sl->svc;
-    const struct ftd_guest *g = ftd_config_guest(s->cfg, name);
-    char console[300], log[300], mem[16];
-    struct xlft_ftvm *probe;
-    const char *argv[16];
-    int n = 0, rc, logfd = -1, confd = -1;
-    pid_t pid;
-
-    if (!g) {
-        snprintf(why, whylen, "not configured on this host (add [guest %s] "
-                 "to ft.conf)", name);
-        return -ENOENT;
-    }
-    rc = guest_sock(s, name, sock, len, why, whylen);
-    if (rc)
-        return rc;
-    if (!xlft_ftvm_open(&probe, sock, why, whylen)) {
-        xlft_ftvm_close(probe);
-        snprintf(why, whylen, "a guest %s already runs here", name);
-        return -EEXIST;
-    }
-    snprintf(console, sizeof(console), "%s/%s.console", s->cfg->run_dir,
-             name);
-    snprintf(log, sizeof(log), "%s/%s.log", s->cfg->run_dir, name);
-    snprintf(mem, sizeof(mem), "%u", g->mem_mib);
-    argv[n++] = s->cfg->ftvm;
-    argv[n++] = "serve";
-    argv[n++] = "--incoming";
-    argv[n++] = "--control";
-    argv[n++] = sock;
-    /* The console file opened here, and ftvm given that very file. */
-    argv[n++] = "--console";
-    argv[n++] = "/dev/fd/3";
-    if (g->disk[0]) {
-        argv[n++] = "--disk";
-        argv[n++] = g->disk;
-    }
-    if (g->net[0]) {
-        argv[n++] = "--net";
-        argv[n++] = g->net;
-    }
-    if (g->mem_mib) {
-        argv[n++] = "--mem";
-        argv[n++] = mem;
-    }
-    argv[n] = NULL;
-    logfd = open_run_file(log, O_APPEND, why, whylen);
-    if (logfd < 0) {
-        rc = logfd;
-        goto out;
-    }
-    confd = open_run_file(console, 0, why, whylen);
-    if (confd < 0) {
-        rc = confd;
-        goto out;
-    }
-    if (ftruncate(confd, 0)) {
-        rc = -errno;
-        snprintf(why, whylen, "cannot empty %s: %s", console,
-                 strerror(errno));
-        goto out;
-    }
-    pid = fork();
-    if (pid < 0) {
-        rc = -EAGAIN;
-        snprintf(why, whylen, "cannot start ftvm: %s", strerror(errno));
-        goto out;
-    }
-    if (pid == 0) {
-        /* The guest outlives this ftd. */
-        setsid();
-        dup2(logfd, 1);
-        dup2(logfd, 2);
-        if (confd == 3)
-            fcntl(3, F_SETFD, 0);   /* dup2 would leave it close-on-exec */
-        else
-            dup2(confd, 3);
-        execvp(argv[0], (char *const *)argv);
-        dprintf(2, "ftd: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    note("guest %s: copy starting under ftvm (pid %d)", name, (int)pid);
-out:
-    if (logfd >= 0)
-        close(logfd);
-    if (confd >= 0)
-        close(confd);
-    return rc;
-}
-
-/*
  * Who may hold a pair with this host (pair_cfg.accept): the guest's
  * section names the peer, and its key (a secondary's) is read now, so
  * that a key file replaced on both hosts holds from the next
@@ -441,46 +277,29 @@ static int accept_peer(void *arg, const char *pair, const char *peer_host,
     return -ECONNREFUSED;
 }
 
-/*
- * A Xen copy of 'name' is coming: its restore creates the domain, as
- * the guest's xl configuration on this host allows (xen-config).
- */
-static int xen_copy_from(void *arg, const char *name, char *cfg,
-                         size_t len, char *why, size_t whylen)
+/* A copy of 'name' is coming: made ready as its section says. */
+static int make_copy(void *arg, const char *name, char *spec, size_t len,
+                     char *why, size_t whylen)
 {
-    struct slot *sl = arg;
-    const struct ftd_guest *g = ftd_config_guest(sl->svc->cfg, name);
+    const struct service *s = ((struct slot *)arg)->svc;
 
-    if (!g) {
-        snprintf(why, whylen, "not configured on this host (add [guest %s] "
-                 "with its xen-config to ft.conf)", name);
-        return -ENOENT;
-    }
-    if (!g->xen_config[0]) {
-        snprintf(why, whylen, "its section in ft.conf has no xen-config: a "
-                 "Xen copy is made only as this host's configuration of "
-                 "the guest allows");
-        return -ENOENT;
-    }
-    snprintf(cfg, len, "%s", g->xen_config);
-    return 0;
+    return s->be->make_copy(s->cfg, name, spec, len, why, whylen);
 }
 
 static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
                           struct slot *sl)
 {
     const struct ftd_config *c = s->cfg;
-    bool xen = !strcmp(c->backend, "xen");
 
     *pc = (struct pair_cfg){
-        .backend = backend_named(c->backend),
+        .backend = s->be,
         .base = s->base, .me = c->host_name, .accept = accept_peer,
         .encrypt = c->encrypt, .arbiter = c->arbiter,
         .hb = { c->heartbeat_ms, c->timeout_ms },
         .ring_data = c->ring_bytes,
         .buffer_max = (size_t)c->buffer_mib << 20,
         .lag_limit_us = c->lag_limit_us,
-        .resolve = xen ? xen_copy_from : spawn_copy,
+        .resolve = make_copy,
         .on_end = on_pair_end, .arg = sl,
     };
 }
@@ -577,8 +396,8 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
     struct service *s = sl->svc;
     struct reprotect *r = reprotect_of(s, sl->name, false);
     struct client *c = sl->waiter;
-    bool again = sl->again, xen = !strcmp(s->cfg->backend, "xen");
-    char sock[300], why[300];
+    bool again = sl->again;
+    char spec[300], why[300];
     uint8_t key[XLFT_KEY_SIZE];
     struct pair_cfg pc;
     int rc = -ECONNREFUSED;
@@ -587,8 +406,9 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
     sl->waiter = NULL;
     sl->again = false;
     snprintf(why, sizeof(why), "%s", dial_why);
-    if (fd >= 0 && !xen) {
-        rc = guest_sock(s, sl->name, sock, sizeof(sock), why, sizeof(why));
+    if (fd >= 0) {
+        rc = s->be->guest_spec(s->cfg, sl->name, spec, sizeof(spec), why,
+                               sizeof(why));
         if (rc) {
             close(fd);
             fd = -1;
@@ -609,8 +429,7 @@ static void on_dialed(void *arg, int fd, const char *dial_why)
         pc.name = sl->name;
         pc.key = key;
         pc.peer_name = sl->expect[0] ? sl->expect : NULL;
-        /* A Xen guest is its domain's name. */
-        pc.guest = xen ? sl->name : sock;
+        pc.guest = spec;
         pc.fd = fd;
         pc.peer = sl->peer;
         rc = pair_start(&sl->pair, &pc, why, sizeof(why));
@@ -1100,26 +919,28 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
     reprotect_due(s);
 }
 
+/* The control socket at 'path', listening: its descriptor, or -1. */
 static int listen_unix(const char *path, char *why, size_t len)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     mode_t old;
-    int fd, rc;
+    int fd = -1, rc = -1;
 
     if (strlen(path) >= sizeof(sa.sun_path)) {
         snprintf(why, len, "control socket path too long: %s", path);
-        return -1;
+        goto out;
     }
-    if (sock_path_ok(path, why, len))
-        return -1;
+    if (ftd_run_sock_ok(path, why, len))
+        goto out;
     strcpy(sa.sun_path, path);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        goto fail;
+    if (fd < 0) {
+        snprintf(why, len, "control socket %s: %s", path, strerror(errno));
+        goto out;
+    }
     if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
         snprintf(why, len, "%s: another ftd runs on this host", path);
-        close(fd);
-        return -1;
+        goto out;
     }
     /* A socket no one listens on: left by an ftd that died. */
     if (errno == ECONNREFUSED)
@@ -1127,14 +948,17 @@ static int listen_unix(const char *path, char *why, size_t len)
     old = umask(077);
     rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
     umask(old);
-    if (rc || listen(fd, 8))
-        goto fail;
-    return fd;
-fail:
-    snprintf(why, len, "control socket %s: %s", path, strerror(errno));
+    if (rc || listen(fd, 8)) {
+        snprintf(why, len, "control socket %s: %s", path, strerror(errno));
+        rc = -1;
+        goto out;
+    }
+    rc = fd;
+    fd = -1;
+out:
     if (fd >= 0)
         close(fd);
-    return -1;
+    return rc;
 }
 
 /*
@@ -1197,32 +1021,31 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
 
     memset(s, 0, sizeof(*s));
     s->cfg = cfg;
+    s->be = backend_named(cfg->backend);
     s->base = base;
     s->lfd = s->cfd = -1;
     rc = run_dir_ok(cfg->run_dir, why, len);
     if (rc)
-        return rc;
+        goto out;
     rc = keys_ok(cfg, why, len);
     if (rc)
-        return rc;
+        goto out;
     if (cfg->metrics_file[0]) {
         rc = metrics_new(&s->metrics, cfg->metrics_file, cfg->host_name,
                          why, len);
         if (rc)
-            return rc;
+            goto out;
     }
     snprintf(s->ctl_path, sizeof(s->ctl_path), "%s/ftd.sock", cfg->run_dir);
     s->cfd = listen_unix(s->ctl_path, why, len);
     if (s->cfd < 0) {
-        metrics_free(s->metrics);
-        return -EADDRINUSE;
+        rc = -EADDRINUSE;
+        goto out;
     }
     s->lfd = ftd_listen(cfg->listen, LISTEN_BACKLOG, why, len);
     if (s->lfd < 0) {
-        metrics_free(s->metrics);
-        close(s->cfd);
-        unlink(s->ctl_path);
-        return -EADDRINUSE;
+        rc = -EADDRINUSE;
+        goto out;
     }
     s->lev = event_new(base, s->lfd, EV_READ | EV_PERSIST, on_incoming, s);
     s->cev = event_new(base, s->cfd, EV_READ | EV_PERSIST, on_control, s);
@@ -1230,12 +1053,13 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
     if (!s->lev || !s->cev || !s->reap || event_add(s->lev, NULL) ||
         event_add(s->cev, NULL) || event_add(s->reap, &tv)) {
         snprintf(why, len, "cannot set up the event loop");
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     note("host %s: listening on %s, control %s", cfg->host_name,
          cfg->listen, s->ctl_path);
     event_base_dispatch(base);
-
+out:
     for (int i = 0; i < CLIENTS_MAX; i++)
         if (s->clients[i].bev)
             client_free(&s->clients[i]);
@@ -1244,11 +1068,18 @@ int service_run(const struct ftd_config *cfg, struct event_base *base,
         pair_free(s->slots[i].pair);
     }
     metrics_free(s->metrics);
-    event_free(s->lev);
-    event_free(s->cev);
-    event_free(s->reap);
-    close(s->lfd);
-    close(s->cfd);
-    unlink(s->ctl_path);
-    return 0;
+    if (s->lev)
+        event_free(s->lev);
+    if (s->cev)
+        event_free(s->cev);
+    if (s->reap)
+        event_free(s->reap);
+    if (s->lfd >= 0)
+        close(s->lfd);
+    /* Only a socket of this ftd's is removed: another's may be there. */
+    if (s->cfd >= 0) {
+        close(s->cfd);
+        unlink(s->ctl_path);
+    }
+    return rc;
 }

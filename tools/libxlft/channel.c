@@ -128,7 +128,8 @@ static void drop_socket(struct xlft_chan *c)
     if (!c->bev)
         return;
     fd = bufferevent_getfd(c->bev);
-    event_del(c->rd);
+    if (c->rd)
+        event_del(c->rd);
     bufferevent_disable(c->bev, EV_READ | EV_WRITE);
     bufferevent_setfd(c->bev, -1);
     bufferevent_free(c->bev);
@@ -409,6 +410,8 @@ void xlft_chan_free(struct xlft_chan *c)
 {
     if (!c)
         return;
+    /* Before its events go: dropping the socket takes it off them. */
+    drop_socket(c);
     if (c->timer)
         event_free(c->timer);
     if (c->kick)
@@ -419,7 +422,6 @@ void xlft_chan_free(struct xlft_chan *c)
     }
     if (c->down)
         event_free(c->down);
-    drop_socket(c);
     xlft_session_free(c->s);
     free(c->frame);
     free(c);
@@ -429,24 +431,23 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
                   char *msg, size_t msglen)
 {
     uint8_t hello[XLFT_REPLY_MAX];
-    struct xlft_chan *c;
+    struct xlft_chan *c = NULL;
     struct timeval tv;
-    int one = 1, rc, n;
+    int fd = cfg->fd, one = 1, rc, n;
 
     *cp = NULL;
-    if (!cfg->base || cfg->fd < 0 || cfg->in_max < XLFT_FRAME_MAX ||
+    if (!cfg->base || fd < 0 || cfg->in_max < XLFT_FRAME_MAX ||
         cfg->out_max < XLFT_FRAME_MAX) {
         xlft_say(msg, msglen, "channel: no event base or socket, or a buffer "
             "bound under %u bytes", XLFT_FRAME_MAX);
-        if (cfg->fd >= 0)
-            close(cfg->fd);
-        return -EINVAL;
+        rc = -EINVAL;
+        goto out;
     }
     c = calloc(1, sizeof(*c));
     if (!c) {
-        close(cfg->fd);
         xlft_say(msg, msglen, "channel: out of memory");
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     c->cfg = *cfg;
     if (!c->cfg.handshake_ms)
@@ -455,24 +456,22 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
     c->cfg.peer = c->peer;
     c->state = C_HANDSHAKE;
 
-    evutil_make_socket_nonblocking(cfg->fd);
+    evutil_make_socket_nonblocking(fd);
     /* ACKs hold the primary's output: they must not wait for Nagle. */
-    setsockopt(cfg->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    rc = keepalive(cfg->fd, msg, msglen);
-    if (rc) {
-        close(cfg->fd);
-        goto fail;
-    }
-    c->bev = bufferevent_socket_new(cfg->base, cfg->fd, 0);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    rc = keepalive(fd, msg, msglen);
+    if (rc)
+        goto out;
+    c->bev = bufferevent_socket_new(cfg->base, fd, 0);
     if (!c->bev) {
-        close(cfg->fd);
         xlft_say(msg, msglen, "channel: cannot create a bufferevent");
         rc = -ENOMEM;
-        goto fail;
+        goto out;
     }
+    fd = -1;                    /* the bufferevent's: drop_socket closes it */
     rc = xlft_session_new(&c->s, &cfg->session, msg, msglen);
     if (rc)
-        goto fail;
+        goto out;
     c->frame = malloc(XLFT_FRAME_MAX);
     c->timer = evtimer_new(cfg->base, timer_cb, c);
     c->kick = event_new(cfg->base, -1, 0, kick_cb, c);
@@ -481,7 +480,7 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
     if (!c->frame || !c->timer || !c->kick || !c->down || !c->rd) {
         xlft_say(msg, msglen, "channel: out of memory");
         rc = -ENOMEM;
-        goto fail;
+        goto out;
     }
     bufferevent_setcb(c->bev, NULL, write_cb, event_cb, c);
     bufferevent_set_max_single_write(c->bev, (ev_ssize_t)cfg->out_max);
@@ -492,7 +491,7 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
         n = xlft_session_start(c->s, hello, sizeof(hello), msg, msglen);
         if (n < 0) {
             rc = n;
-            goto fail;
+            goto out;
         }
         evbuffer_add(bufferevent_get_output(c->bev), hello, (size_t)n);
     }
@@ -502,11 +501,13 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
         bufferevent_enable(c->bev, EV_WRITE)) {
         xlft_say(msg, msglen, "channel: cannot arm its events");
         rc = -EIO;
-        goto fail;
+        goto out;
     }
     *cp = c;
-    return 0;
-fail:
+    c = NULL;
+out:
+    if (fd >= 0)
+        close(fd);
     xlft_chan_free(c);
     return rc;
 }

@@ -30,18 +30,20 @@ int xlft_ftvm_open(struct xlft_ftvm **cp, const char *path, char *err,
                    size_t errlen)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    struct xlft_ftvm *c;
+    struct xlft_ftvm *c = NULL;
     int rc;
 
     *cp = NULL;
     if (strlen(path) >= sizeof(sa.sun_path)) {
         snprintf(err, errlen, "control socket path too long: %s", path);
-        return -ENAMETOOLONG;
+        rc = -ENAMETOOLONG;
+        goto out;
     }
     c = calloc(1, sizeof(*c));
     if (!c) {
         snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
+        rc = -ENOMEM;
+        goto out;
     }
     strcpy(sa.sun_path, path);
     strcpy(c->path, path);
@@ -50,15 +52,16 @@ int xlft_ftvm_open(struct xlft_ftvm **cp, const char *path, char *err,
     if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
         rc = -errno;
         snprintf(err, errlen, "cannot reach ftvm at %s: %s%s", path,
-                 strerror(errno), errno == ENOENT || errno == ECONNREFUSED ?
+                 strerror(-rc), rc == -ENOENT || rc == -ECONNREFUSED ?
                  " (is `ftvm serve` running?)" : "");
-        if (c->fd >= 0)
-            close(c->fd);
-        free(c);
-        return rc;
+        goto out;
     }
     *cp = c;
-    return 0;
+    c = NULL;
+    rc = 0;
+out:
+    xlft_ftvm_close(c);
+    return rc;
 }
 
 void xlft_ftvm_close(struct xlft_ftvm *c)
@@ -273,30 +276,29 @@ int xlft_ring_map(struct xlft_ring *r, const int fds[3], uint32_t size,
     r->down_fd = fds[2];
     r->size = size;
     rc = ring_fixed(fds[0], size, err, errlen);
-    if (rc) {
-        close(fds[0]);
-        xlft_ring_unmap(r);
-        return rc;
-    }
+    if (rc)
+        goto out;
     r->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
-    close(fds[0]);
     if (r->mem == MAP_FAILED) {
         rc = -errno;
         r->mem = NULL;
         snprintf(err, errlen, "cannot map the ring (%u bytes): %s", size,
-                 strerror(errno));
-        xlft_ring_unmap(r);
-        return rc;
+                 strerror(-rc));
+        goto out;
     }
     rc = ft_ring_attach(&r->ring, r->mem, size, role);
     if (rc) {
         snprintf(err, errlen, "the ring ftvm passed is not a %s ring of "
                  "this version: %s", role == FT_RING_RECORD ? "record"
                  : "replay", ft_strerror(rc));
-        xlft_ring_unmap(r);
-        return rc == FT_EPROTONOSUPPORT ? -EPROTONOSUPPORT : -EPROTO;
+        rc = rc == FT_EPROTONOSUPPORT ? -EPROTONOSUPPORT : -EPROTO;
     }
-    return 0;
+out:
+    /* The mapping holds the ring: its descriptor is of no more use. */
+    close(fds[0]);
+    if (rc)
+        xlft_ring_unmap(r);
+    return rc;
 }
 
 void xlft_ring_unmap(struct xlft_ring *r)

@@ -111,23 +111,22 @@ int xlft_netgate_new(struct xlft_netgate **gp,
     g->buf = malloc(XLFT_NFNL_RCVBUF);
     rc = g->buf ? xlft_pktq_init(&g->q, max) : -ENOMEM;
     if (rc)
-        goto fail;
-    g->fd = xlft_nlsock_open();
-    if (g->fd < 0) {
-        rc = g->fd;
-        goto fail;
-    }
+        goto out;
+    rc = xlft_nlsock_open();
+    if (rc < 0)
+        goto out;
+    g->fd = rc;
     rc = bind_queue(g, max);
     if (rc)
-        goto fail;
+        goto out;
     /* Bound first: a busy queue is someone else's, rules and all. */
     rc = xlft_netgate_rules_install(cfg->vif, g->queue, cfg->bridged);
     if (rc)
-        goto fail;
+        goto out;
     g->rules = true;
     *gp = g;
-    return 0;
-fail:
+    g = NULL;
+out:
     xlft_netgate_free(g);
     return rc;
 }

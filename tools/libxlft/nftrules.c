@@ -132,23 +132,27 @@ int xlft_netgate_rules_purge(void)
     unsigned char req[XLFT_NFNL_BUF];
     size_t len = xlft_nfnl_table_dump(req, 1);
     struct found *f = calloc(1, sizeof(*f));
-    int fd, rc;
+    int fd = -1, rc;
 
-    if (!f)
-        return -ENOMEM;
+    if (!f) {
+        rc = -ENOMEM;
+        goto out;
+    }
     fd = xlft_nlsock_open();
     if (fd < 0) {
-        free(f);
-        return fd;
+        rc = fd;
+        goto out;
     }
     if (sendto(fd, req, len, 0, (struct sockaddr *)&kernel,
                sizeof(kernel)) != (ssize_t)len)
         rc = -errno;
     else
         rc = dump_tables(fd, f);
-    close(fd);
     for (size_t i = 0; rc == 0 && i < f->n; i++)
         rc = remove_table(f->t[i].family, f->t[i].name);
+out:
+    if (fd >= 0)
+        close(fd);
     free(f);
     return rc;
 }
