@@ -129,10 +129,10 @@ static void ftvm_why_stopped(struct guest *g, char *why, size_t len)
 
 static bool ftvm_ended(struct guest *g, char *why, size_t len)
 {
-    struct ftvm_ctl_rep rep;
+    struct xlft_ftvm_rep rep;
 
-    if (xlft_ftvm_call(g->vm, FTVM_OP_STATUS, 0, 0, -1, &rep, NULL) ||
-        rep.st.state != FTVM_ST_ENDED)
+    if (xlft_ftvm_call(g->vm, XLFT_FTVM_OP_STATUS, 0, 0, -1, &rep, NULL) ||
+        rep.st.state != XLFT_FTVM_ST_ENDED)
         return false;
     snprintf(why, len, "guest %s has stopped by itself: %s", g->sock,
              rep.st.why);
