@@ -14,6 +14,7 @@ void pair_meter_log(struct pair_meter *m, const uint8_t *recs, uint32_t len,
 {
     uint64_t before = m->outputs;
     uint32_t off = 0;
+    unsigned int i;
 
     m->log_bytes += len;
     /* Only heads are decoded: no state is needed to know a DMA's size. */
@@ -30,17 +31,12 @@ void pair_meter_log(struct pair_meter *m, const uint8_t *recs, uint32_t len,
     }
     if (!last || m->outputs == before)
         return;
-    if (m->nmarks == PAIR_OUT_MARKS) {
-        unsigned int i = (m->mark_first + m->nmarks - 1) % PAIR_OUT_MARKS;
-
-        m->marks[i].seq = last;
-        m->marks[i].outputs = m->outputs;
-        return;
-    }
-    m->marks[(m->mark_first + m->nmarks) % PAIR_OUT_MARKS].seq = last;
-    m->marks[(m->mark_first + m->nmarks) % PAIR_OUT_MARKS].outputs =
-        m->outputs;
-    m->nmarks++;
+    /* Full, the newest mark moves up (pair_stats.h). */
+    if (m->nmarks < PAIR_OUT_MARKS)
+        m->nmarks++;
+    i = (m->mark_first + m->nmarks - 1) % PAIR_OUT_MARKS;
+    m->marks[i].seq = last;
+    m->marks[i].outputs = m->outputs;
 }
 
 void pair_meter_acked(struct pair_meter *m, uint64_t acked)
