@@ -20,7 +20,14 @@
 #      until a host went, and then the copy went live into a guest that
 #      was off): its last words reach its console, both ftds end, the
 #      primary's ftvm exits with the guest's status, the secondary's copy
-#      is stopped, and only the primary ever claims the generation.
+#      is stopped, and only the primary ever claims the generation;
+#   7. the primary's ftvm stopped for 2 s while protected, its ring
+#      quiet: ftd, asking whether the guest has ended, does not wait for
+#      the answer (it did, and fell silent, and B went live): nothing
+#      fails over, and outputs flow again after (B acknowledges);
+#   8. the primary's ftvm killed while protected: ftd ends the pair
+#      saying the guest is gone, and B goes live (A's pair stayed
+#      "protected" for good, its guest dead).
 # Two hosts in network namespaces made here.  Without root or ip netns
 # the test says so and exits 77.
 #
@@ -237,5 +244,47 @@ $(cat "$work/gp$r.rc" 2>/dev/null), copy $(cat "$work/gs$r.rc" \
     clear_hosts
     r=$((r + 1))
 done
+
+# 7. The primary's ftvm stopped for 2 s: its ftd keeps the pair alive.
+if pair 8 "--guest $build/guests/cpu.bin --cmdline seed=3" "" &&
+   waitfor "replaying" "$work/fs8.err" && grows "$work/p8.con" 0; then
+    gp=$(pidof_cmd "$ftvm serve --control $work/p8.sock")
+    kill -STOP "$gp"
+    sleep 2             # the fault itself: A's guest off for 2 s
+    kill -CONT "$gp"
+    if grows "$work/p8.con" "$(rounds "$work/p8.con")" &&
+       ! grep -q "peer lost\|asking the arbiter\|live at" \
+           "$work/fp8.err" "$work/fs8.err" &&
+       [ ! -s "$work/fp8.rc" ] && [ ! -s "$work/fs8.rc" ]; then
+        ok "a primary's ftvm stopped 2 s: still protected, no failover"
+    else
+        bad "a stopped primary ftvm ended protection: $(cat \
+            "$work/fp8.err" "$work/fs8.err")"
+    fi
+else
+    bad "protecting the guest to stop: $(cat "$work/fp8.err" \
+        "$work/fs8.err" 2>/dev/null)"
+fi
+clear_hosts
+
+# 8. The primary's ftvm killed: B takes over.
+if pair 9 "--guest $build/guests/cpu.bin --cmdline seed=4" "" &&
+   waitfor "replaying" "$work/fs9.err" && grows "$work/p9.con" 0; then
+    kill -KILL "$(pidof_cmd "$ftvm serve --control $work/p9.sock")"
+    if waitfor "live at record" "$work/fs9.err" &&
+       grows "$work/s9.con" "$(rounds "$work/p9.con")" &&
+       [ "$(ended fp9)" = 1 ] && grep -q "the guest is gone" "$work/fp9.err"
+    then
+        ok "a primary whose ftvm was killed: $(grep -o 'the guest is gone.*' \
+"$work/fp9.err"); B live"
+    else
+        bad "a killed primary ftvm: primary exit $(cat "$work/fp9.rc" \
+2>/dev/null): $(cat "$work/fp9.err" "$work/fs9.err")"
+    fi
+else
+    bad "protecting the guest to kill: $(cat "$work/fp9.err" \
+        "$work/fs9.err" 2>/dev/null)"
+fi
+clear_hosts
 
 finish

@@ -76,11 +76,15 @@ struct backend {
     void (*why_stopped)(struct guest *g, char *why, size_t len);
     /*
      * Whether the guest has stopped by itself, for good (powered off,
-     * or halted with nothing to wake it), its log ended in order: true,
-     * and 'why' says how.  Asked of a primary whose ring has gone quiet.
-     * NULL: the backend cannot tell.
+     * or halted with nothing to wake it), its log ended in order: 1,
+     * and 'why' says how; 0 if not (or if it cannot tell).  Asked of a
+     * primary whose ring has gone quiet, which may be a guest paused or
+     * a platform that is slow to answer: -EAGAIN while the answer has
+     * not come, never a wait for it.  Another negative code: the guest
+     * is gone without an end (its ftvm died), as 'why' says.  NULL: the
+     * backend cannot tell.
      */
-    bool (*ended)(struct guest *g, char *why, size_t len);
+    int (*ended)(struct guest *g, char *why, size_t len);
     /* After RECORD or REPLAY: the ring, and its signals both ways. */
     struct ft_ring *(*ring)(struct guest *g);
     int (*ring_fd)(struct guest *g);        /* readable: the guest said */

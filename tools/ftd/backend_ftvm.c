@@ -127,16 +127,22 @@ static void ftvm_why_stopped(struct guest *g, char *why, size_t len)
     snprintf(why, len, "%s", rep.st.why);
 }
 
-static bool ftvm_ended(struct guest *g, char *why, size_t len)
+static int ftvm_ended(struct guest *g, char *why, size_t len)
 {
     struct xlft_ftvm_rep rep;
+    int rc = xlft_ftvm_ask(g->vm, XLFT_FTVM_OP_STATUS, &rep);
 
-    if (xlft_ftvm_call(g->vm, XLFT_FTVM_OP_STATUS, 0, 0, -1, &rep, NULL) ||
-        rep.st.state != XLFT_FTVM_ST_ENDED)
-        return false;
+    if (rc == -EAGAIN)
+        return rc;
+    if (rc == -ECONNRESET || rc == -EPIPE) {
+        snprintf(why, len, "%s", rep.msg);
+        return rc;
+    }
+    if (rc || rep.st.state != XLFT_FTVM_ST_ENDED)
+        return 0;
     snprintf(why, len, "guest %s has stopped by itself: %s", g->sock,
              rep.st.why);
-    return true;
+    return 1;
 }
 
 static struct ft_ring *ftvm_ring(struct guest *g)

@@ -306,7 +306,9 @@ static void end_claimed(struct pair *p, int rc, const char *holder,
  * outputs have left: as for a disable, the generation is claimed first,
  * and the secondary, told by SHUTDOWN (or losing the claim if that
  * never reaches it), stops its copy rather than going live into a guest
- * that is off.  The guest is stopped: it is gone.
+ * that is off.  The guest is stopped: it is gone.  A guest whose
+ * platform has gone under it (ftvm killed) ends nothing in order: the
+ * pair ends as if this host had gone, and the secondary takes over.
  */
 void primary_watch_end(struct pair *p, uint64_t now)
 {
@@ -318,8 +320,19 @@ void primary_watch_end(struct pair *p, uint64_t now)
     if (!p->guest_ended) {
         if (now - p->rec_ns < QUIET_MS * 1000000ull || now < p->end_ask_ns)
             return;
+        /* A paused guest's platform may answer late: a later tick sees. */
+        rc = p->be->ended(p->vm, p->guest_end, sizeof(p->guest_end));
+        if (rc == -EAGAIN)
+            return;
         p->end_ask_ns = now + QUIET_MS * 1000000ull;
-        if (!p->be->ended(p->vm, p->guest_end, sizeof(p->guest_end)))
+        if (rc < 0) {
+            /* All it recorded has been sent: the secondary goes on. */
+            pair_end(p, rc, "the guest is gone (%s): the secondary takes "
+                     "over with the log up to record %" PRIu64,
+                     p->guest_end, p->sent);
+            return;
+        }
+        if (rc == 0)
             return;
         p->guest_ended = true;
         p->end_ask_ns = 0;

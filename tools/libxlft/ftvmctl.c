@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 struct xlft_ftvm {
     int fd;                     /* -1 once a reply was given up on */
     uint16_t op;                /* the request last sent */
+    bool asked;                 /* by xlft_ftvm_ask, its reply not taken */
     int deadline_ms;
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
@@ -178,6 +180,7 @@ int xlft_ftvm_recv(struct xlft_ftvm *c, struct xlft_ftvm_rep *rep,
         return rep->error = -ETIMEDOUT;
     }
     n = recvmsg(c->fd, &m, MSG_CMSG_CLOEXEC);
+    c->asked = false;
     for (cm = CMSG_FIRSTHDR(&m); n >= 0 && cm; cm = CMSG_NXTHDR(&m, cm)) {
         if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
             continue;
@@ -217,8 +220,13 @@ int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
                    uint32_t flags, int fd, struct xlft_ftvm_rep *rep,
                    int fds[3])
 {
+    int rc;
+
+    /* The answer to a question asked in passing comes first. */
+    if (c->asked && xlft_ftvm_recv(c, rep, NULL) && c->fd < 0)
+        return rep->error;
     /* Given up on: recv says so. */
-    int rc = c->fd < 0 ? 0 : xlft_ftvm_send(c, op, arg, flags, fd);
+    rc = c->fd < 0 ? 0 : xlft_ftvm_send(c, op, arg, flags, fd);
 
     if (rc) {
         memset(rep, 0, sizeof(*rep));
@@ -228,6 +236,27 @@ int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
         return rc;
     }
     return xlft_ftvm_recv(c, rep, fds);
+}
+
+int xlft_ftvm_ask(struct xlft_ftvm *c, uint16_t op,
+                  struct xlft_ftvm_rep *rep)
+{
+    struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+    int rc;
+
+    if (c->fd >= 0 && !c->asked) {
+        rc = xlft_ftvm_send(c, op, 0, 0, -1);
+        if (rc) {
+            memset(rep, 0, sizeof(*rep));
+            snprintf(rep->msg, sizeof(rep->msg), "ftvm at %s: cannot "
+                     "send: %s", c->path, strerror(-rc));
+            return rep->error = rc;
+        }
+        c->asked = true;
+    }
+    if (c->fd >= 0 && poll(&pfd, 1, 0) == 0)
+        return -EAGAIN;
+    return xlft_ftvm_recv(c, rep, NULL);
 }
 
 /* The seals a ring must carry: its size fixed for good. */

@@ -55,6 +55,16 @@ int xlft_ftvm_call(struct xlft_ftvm *c, uint16_t op, uint32_t arg,
                    uint32_t flags, int fd, struct xlft_ftvm_rep *rep,
                    int fds[3]);
 
+/*
+ * Ask 'op' (STATUS) in passing: sent unless it is already out, and its
+ * reply returned as xlft_ftvm_recv would once it has come; -EAGAIN
+ * until then, however long that is, so that a stopped ftvm cannot hold
+ * a caller that only asks.  A call made meanwhile takes that reply
+ * first (within the deadline).
+ */
+int xlft_ftvm_ask(struct xlft_ftvm *c, uint16_t op,
+                  struct xlft_ftvm_rep *rep);
+
 /* A ring as ftvm passed it: mapped and checked for 'role'. */
 struct xlft_ring {
     void *mem;
