@@ -102,7 +102,8 @@ ip netns exec "$b" timeout -k 5 300 "$ftd" --config "$work/B.conf" \
     2>"$work/ftdB.err" &
 ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
     --control "$work/runA/vm1.sock" --guest "$build/guests/cpu.bin" \
-    --mem 512 --cmdline seed=5 --console none >/dev/null 2>&1 &
+    --mem 512 --cmdline seed=5 --console none >/dev/null \
+    2>"$work/ftvm-vm1.err" &
 until_true 200 xa ft-status && until_true 200 xb ft-status &&
 until_true 200 "$dom0" "$work/runA/vm1.sock" status ||
     { bad "the daemons did not come up: $(cat "$work/ftdA.err" \
@@ -161,7 +162,8 @@ print("lag", p["lag_us"], "us,", p["records_per_s"], "records/s,",
       p["log_mbit_s"], "Mbit/s, predicted", p["predicted_log_mbit_s"],
       ", ACK", p["ack_rtt_us"], "us")' "$work/a.json")"
 else
-    bad "ft-status --json: $(cat "$work/x" "$work/a.json" "$work/b.json")"
+    bad "ft-status --json: $(cat "$work/x" "$work/a.json" "$work/b.json" \
+        "$work/ftdA.err" "$work/ftvm-vm1.err")"
 fi
 figures='rec/s=[0-9]* log-mbit=[0-9.]* predicted-mbit=[0-9.]*'
 if xa ft-status vm1 | grep -q "$figures ack-rtt-us=[0-9]*"; then
@@ -318,7 +320,8 @@ done
 # 7. The progress on a terminal: one line, rewritten.
 ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
     --control "$work/runA/vm2.sock" --guest "$build/guests/idle.bin" \
-    --mem 256 --console none >/dev/null 2>&1 &
+    --mem 256 --console none >/dev/null \
+    2>"$work/ftvm-vm2.err" &
 until_true 200 "$dom0" "$work/runA/vm2.sock" status
 if ! command -v script >/dev/null; then
     echo "$NAME: no script(1) for a terminal: not tested on one (skipped)"
@@ -345,7 +348,8 @@ fi
 truncate -s 2M "$work/diskA" "$work/diskB"
 ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
     --control "$work/runA/vm3.sock" --guest "$build/guests/disk.bin" \
-    --cmdline every=1 --disk "$work/diskA" --console none >/dev/null 2>&1 &
+    --cmdline every=1 --disk "$work/diskA" --console none >/dev/null \
+    2>"$work/ftvm-vm3.err" &
 until_true 200 "$dom0" "$work/runA/vm3.sock" status
 reads() {
     xa ft-status --json vm3 >"$work/a3.json" &&
@@ -383,7 +387,8 @@ p = json.load(open(sys.argv[1]))["pairs"][0]
 print("%d of vm3'"'"'s writes held on A, %d records unacknowledged"
       % (p["held_outputs"], p["records_unacked"]))' "$work/h.json")"
 else
-    bad "held outputs: $(cat "$work/x" "$work/h.json")"
+    bad "held outputs: $(cat "$work/h.json" "$work/ftdA.err" \
+        "$work/ftvm-vm3.err")"
 fi
 
 finish
