@@ -20,6 +20,7 @@
 #include "xlft_copy.h"
 #include "xlft_frame.h"
 #include "xlft_logfile.h"
+#include "sync_hdr.h"
 #include "unit.h"
 
 #define WIRE_MD   "tools/libxlft/WIRE.md"
@@ -65,6 +66,8 @@ static const struct layout layouts[] = {
       FIELDS(XLFT_SHUTDOWN_FIELDS) },
     { WIRE_MD, "ERROR", XLFT_T_ERROR, XLFT_ERROR_HDR_SIZE, true,
       FIELDS(XLFT_ERROR_FIELDS) },
+    { WIRE_MD, "state header", 0, SYNC_HDR, true,
+      FIELDS(SYNC_HDR_FIELDS) },
     { WIRE_MD, "copy header", 0, XLFT_COPY_HDR_SIZE, true,
       FIELDS(XLFT_COPY_HDR_FIELDS) },
     { WIRE_MD, "copy reply", 0, XLFT_COPY_REPLY_SIZE, false,

@@ -25,6 +25,9 @@ static void test_sync_hdr(void)
 
     strcpy(h.name, "kv-1.a_b");
     sync_hdr_put(b, &h);
+    /* Little-endian, where WIRE.md's table puts each field. */
+    CU_ASSERT_EQUAL(memcmp(b, "XFTDSYNC\x02\0\0\0\0\0\0\0M\0\0\0\0\0\0\0"
+                           "\xe8\x03\0\0\0\0\0\0kv-1.a_b", 40), 0);
     CU_ASSERT_EQUAL(get(b, SYNC_HDR + 1000, &g), 0);
     CU_ASSERT_EQUAL(g.gen, 77);
     CU_ASSERT_EQUAL(g.size, 1000);

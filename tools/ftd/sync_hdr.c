@@ -5,6 +5,7 @@
  * the guest it names.
  */
 #include <ctype.h>
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,28 +13,61 @@
 #include "sync_hdr.h"
 #include "xlft_arbiter.h"
 
+_Static_assert(sizeof(SYNC_MAGIC) - 1 == XLFT_SIZEOF(sync_hdr, magic),
+               "sync magic of another size than its field");
+_Static_assert(sizeof(((struct sync_hdr *)0)->name) == SYNC_NAME + 1,
+               "a decoded name does not hold the field's");
+
+#define AT(buf, f)  ((buf) + XLFT_OFF(sync_hdr, f))
+
+static uint32_t get32(const uint8_t *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return le32toh(v);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return le64toh(v);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    v = htole32(v);
+    memcpy(p, &v, sizeof(v));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    v = htole64(v);
+    memcpy(p, &v, sizeof(v));
+}
+
 void sync_hdr_put(uint8_t out[SYNC_HDR], const struct sync_hdr *h)
 {
     memset(out, 0, SYNC_HDR);
-    memcpy(out, SYNC_MAGIC, 8);
-    memcpy(out + 8, &(uint32_t){ SYNC_VERSION }, 4);
-    memcpy(out + 16, &h->gen, 8);
-    memcpy(out + 24, &h->size, 8);
-    memcpy(out + 32, h->name, strnlen(h->name, SYNC_NAME));
+    memcpy(AT(out, magic), SYNC_MAGIC, XLFT_SIZEOF(sync_hdr, magic));
+    put32(AT(out, version), SYNC_VERSION);
+    put64(AT(out, gen), h->gen);
+    put64(AT(out, size), h->size);
+    memcpy(AT(out, name), h->name, strnlen(h->name, SYNC_NAME));
 }
 
 int sync_hdr_get(const uint8_t in[SYNC_HDR], uint64_t total,
                  struct sync_hdr *h, char *why, size_t len)
 {
-    const uint8_t *name = in + 32;
-    uint32_t version, pad;
+    const uint8_t *name = AT(in, name);
+    uint32_t version = get32(AT(in, version)), pad = get32(AT(in, pad));
     size_t n;
 
-    memcpy(&version, in + 8, 4);
-    memcpy(&pad, in + 12, 4);
-    memcpy(&h->gen, in + 16, 8);
-    memcpy(&h->size, in + 24, 8);
-    if (memcmp(in, SYNC_MAGIC, 8)) {
+    h->gen = get64(AT(in, gen));
+    h->size = get64(AT(in, size));
+    if (memcmp(AT(in, magic), SYNC_MAGIC, XLFT_SIZEOF(sync_hdr, magic))) {
         snprintf(why, len, "the state does not start with a sync header");
         return -EPROTO;
     }

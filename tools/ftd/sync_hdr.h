@@ -4,15 +4,8 @@
  * to its secondary in STATE frames: which pair the state is of, the
  * generation it was made in, and how long it is.
  *
- *   0  8  magic "XFTDSYNC"
- *   8  4  version (2)
- *  12  4  0
- *  16  8  the pair's generation when the state was taken
- *  24  8  bytes of state after this header
- *  32 72  the pair's name, NUL-padded (1 to XLFT_ARB_NAME_MAX letters,
- *         digits, '-', '_' and '.')
- *
- * Integers in the host's byte order (both ends are x86).
+ * Laid out below (xlft_layout.h; WIRE.md's "state header" table is
+ * checked against this list).  Integers are little-endian.
  */
 #ifndef FTD_SYNC_HDR_H
 #define FTD_SYNC_HDR_H
@@ -20,15 +13,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SYNC_MAGIC  "XFTDSYNC"
-#define SYNC_NAME   72u
-#define SYNC_HDR    (32u + SYNC_NAME)
+#include "xlft_layout.h"
+
+#define SYNC_MAGIC   "XFTDSYNC"
 #define SYNC_VERSION 2u
+
+#define SYNC_HDR_FIELDS(F) \
+    F(magic,     0, 8)  /* SYNC_MAGIC */ \
+    F(version,   8, 4)  /* SYNC_VERSION */ \
+    F(pad,      12, 4)  /* 0 */ \
+    F(gen,      16, 8)  /* the pair's generation when the state was taken */ \
+    F(size,     24, 8)  /* bytes of state after this header */ \
+    F(name,     32, 72) /* the pair's name, NUL-padded */
+XLFT_LAYOUT(sync_hdr, SYNC_HDR_FIELDS)
+#define SYNC_HDR    XLFT_LAYOUT_SIZE(sync_hdr)
+#define SYNC_NAME   ((unsigned int)XLFT_SIZEOF(sync_hdr, name))
 
 struct sync_hdr {
     uint64_t gen;
     uint64_t size;              /* of the state after the header */
-    char name[SYNC_NAME + 1];
+    char name[72 + 1];          /* SYNC_NAME, NUL-terminated */
 };
 
 void sync_hdr_put(uint8_t out[SYNC_HDR], const struct sync_hdr *h);
