@@ -487,18 +487,25 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 		tests/lib/records.c $(FUZZ_EXTRA_$*) -o $@ $(LIBS) \
 		$(FUZZ_LIBS_$*)
 # The seeds are committed; this writes them again from the real encoder
-# (deterministically) after a format change.  fuzz_ftvm's seeds are
+# (deterministically) after a format change, and check-fuzz fails while
+# the committed ones are not what it writes.  fuzz_ftvm's seeds are
 # recorded runs, kept as they are.
-fuzz-corpus:
-	@mkdir -p $(BUILD)
+GEN_CORPORA := fuzz_log fuzz_logfile fuzz_ctl fuzz_frame fuzz_session \
+               fuzz_live fuzz_sync
+$(BUILD)/mkcorpus: tests/fuzz/mkcorpus.c $(CORE_SRC) $(XLFT_SRC) \
+                   tools/ftd/sync_hdr.c \
+                   $(wildcard hvm/core/*.h tools/libxlft/include/*.h \
+                              tools/libxlft/*.h tools/ftd/sync_hdr.h)
+	@mkdir -p $(@D)
 	$(CC) $(TOOL_STD) $(WARN) $(INC_tests) tests/fuzz/mkcorpus.c \
-		$(CORE_SRC) $(XLFT_SRC) tools/ftd/sync_hdr.c -o $(BUILD)/mkcorpus \
-		$(LIBS)
-	rm -rf $(addprefix tests/fuzz/corpus/,fuzz_log fuzz_logfile fuzz_ctl \
-		fuzz_frame fuzz_session fuzz_live fuzz_sync)
+		$(CORE_SRC) $(XLFT_SRC) tools/ftd/sync_hdr.c -o $@ $(LIBS)
+fuzz-corpus: $(BUILD)/mkcorpus
+	rm -rf $(addprefix tests/fuzz/corpus/,$(GEN_CORPORA))
 	$(BUILD)/mkcorpus tests/fuzz/corpus
 
-check-fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+check-fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%) $(BUILD)/mkcorpus
+	@$(RUN) fuzz/seeds sh tests/fuzz/seeds.sh $(BUILD)/mkcorpus \
+		$(GEN_CORPORA)
 	@for t in $(FUZZ_TARGETS); do \
 		$(RUN) fuzz/$$t sh tests/fuzz/run.sh $(BUILD)/fuzz/$$t \
 			tests/fuzz/corpus/$$t $(FUZZ_SECONDS); \
