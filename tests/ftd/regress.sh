@@ -27,7 +27,11 @@
 #      fails over, and outputs flow again after (B acknowledges);
 #   8. the primary's ftvm killed while protected: ftd ends the pair
 #      saying the guest is gone, and B goes live (A's pair stayed
-#      "protected" for good, its guest dead).
+#      "protected" for good, its guest dead);
+#   9. the primary's host gone (ftd and ftvm killed): B says it is live
+#      only once its copy has replayed all it holds and runs as the
+#      guest (it said so when the copy was only asked to), after saying
+#      that it is going live.
 # Two hosts in network namespaces made here.  Without root or ip netns
 # the test says so and exits 77.
 #
@@ -284,6 +288,35 @@ if pair 9 "--guest $build/guests/cpu.bin --cmdline seed=4" "" &&
 else
     bad "protecting the guest to kill: $(cat "$work/fp9.err" \
         "$work/fs9.err" 2>/dev/null)"
+fi
+clear_hosts
+
+# 9. The primary's host gone: B live once its copy runs as the guest.
+truncate -s 2M "$work/pdisk10" "$work/sdisk10"
+if pair 10 "--guest $build/guests/disk.bin --cmdline every=1 \
+--disk $work/pdisk10" "--disk $work/sdisk10" &&
+   waitfor "replaying" "$work/fs10.err" && grows "$work/p10.con" 0; then
+    kill -KILL "$(pidof_cmd "$ftd primary --pair rg10")" \
+        "$(pidof_cmd "$ftvm serve --control $work/p10.sock")"
+    if waitfor "live at record" "$work/fs10.err"; then
+        "$dom0" "$work/s10.sock" status >"$work/st10" 2>&1
+        going=$(grep -n "going live once the copy has replayed" \
+            "$work/fs10.err" | cut -d: -f1)
+        live=$(grep -n "live at record" "$work/fs10.err" | cut -d: -f1)
+        if grep -q "mode=live" "$work/st10" && [ -n "$going" ] &&
+           [ "$going" -lt "$live" ]; then
+            ok "B said live once its copy ran as the guest ($(cut -c1-40 \
+"$work/st10")...)"
+        else
+            bad "B live before its copy: $(cat "$work/st10" \
+                "$work/fs10.err")"
+        fi
+    else
+        bad "B did not go live: $(cat "$work/fs10.err")"
+    fi
+else
+    bad "protecting the disk guest (9): $(cat "$work/fp10.err" \
+        "$work/fs10.err" 2>/dev/null)"
 fi
 clear_hosts
 

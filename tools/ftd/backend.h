@@ -85,6 +85,13 @@ struct backend {
      * backend cannot tell.
      */
     int (*ended)(struct guest *g, char *why, size_t len);
+    /*
+     * After GOLIVE: whether the copy has replayed all it was given and
+     * runs as the guest: 1; 0 not yet, or -EAGAIN while the answer has
+     * not come (never a wait for it); another negative code: it will
+     * not, as 'why' says.  NULL: live once GOLIVE is accepted.
+     */
+    int (*went_live)(struct guest *g, char *why, size_t len);
     /* After RECORD or REPLAY: the ring, and its signals both ways. */
     struct ft_ring *(*ring)(struct guest *g);
     int (*ring_fd)(struct guest *g);        /* readable: the guest said */

@@ -145,6 +145,24 @@ static int ftvm_ended(struct guest *g, char *why, size_t len)
     return 1;
 }
 
+static int ftvm_went_live(struct guest *g, char *why, size_t len)
+{
+    struct xlft_ftvm_rep rep;
+    int rc = xlft_ftvm_ask(g->vm, XLFT_FTVM_OP_STATUS, &rep);
+
+    if (rc == -EAGAIN)
+        return rc;
+    if (rc) {
+        snprintf(why, len, "%s", rep.msg);
+        return rc;
+    }
+    if (rep.st.state == XLFT_FTVM_ST_FAILED) {
+        snprintf(why, len, "%s", rep.st.why);
+        return -EIO;
+    }
+    return rep.st.mode == XLFT_FTVM_MODE_LIVE;
+}
+
 static struct ft_ring *ftvm_ring(struct guest *g)
 {
     return &g->ring.ring;
@@ -307,6 +325,7 @@ const struct backend backend_ftvm = {
     .call = ftvm_call,
     .why_stopped = ftvm_why_stopped,
     .ended = ftvm_ended,
+    .went_live = ftvm_went_live,
     .ring = ftvm_ring,
     .ring_fd = ftvm_ring_fd,
     .ring_drain = ftvm_ring_drain,

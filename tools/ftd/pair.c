@@ -332,6 +332,10 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         }
         return;
     }
+    if (p->st == S_GOING_LIVE && p->golive_sent) {
+        secondary_watch_live(p);
+        return;
+    }
     if (p->st != S_SYNC && p->st != S_PROTECTED)
         return;
     if (p->st == S_SYNC && p->cfg.role == PAIR_SECONDARY &&
@@ -402,7 +406,11 @@ static void on_up_fd(evutil_socket_t fd, short what, void *arg)
 
         p->meter.diverged = ft_ring_flags(p->ring) & FT_RING_F_DIVERGED;
         p->be->why_stopped(p->vm, why, sizeof(why));
-        pair_end(p, -EIO, "replay failed: %s", why);
+        if (p->golive_sent)
+            pair_end(p, -EIO, "replay failed while going live: %s; the "
+                     "guest is lost with its primary", why);
+        else
+            pair_end(p, -EIO, "replay failed: %s", why);
         return;
     }
     secondary_feed(p);

@@ -123,6 +123,7 @@ struct pair {
     uint64_t rec_ns;            /* when the ring last gave records */
     uint64_t end_ask_ns;        /* when to ask again if the guest ended */
     bool guest_ended;           /* it stopped by itself, as guest_end says */
+    bool golive_sent;           /* the copy goes live once it has replayed */
     char guest_end[300];
 
     /* Secondary. */
@@ -172,6 +173,7 @@ void primary_watch_end(struct pair *p, uint64_t now);
 /* pair_secondary.c */
 void secondary_feed(struct pair *p);
 void secondary_restore(struct pair *p);
+void secondary_watch_live(struct pair *p);
 void secondary_on_state(struct pair *p, const struct xlft_state *s);
 void secondary_on_log(struct pair *p, const struct xlft_log *l);
 

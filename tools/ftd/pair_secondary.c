@@ -32,6 +32,14 @@ static void take_input(struct pair *p, bool on)
 }
 
 /* Held records into the replay ring, whole, as far as it has room. */
+static void went_live(struct pair *p)
+{
+    p->st = S_LIVE;
+    pair_end(p, 0, "live at record %" PRIu64 ", %" PRIu64 " ms after the "
+             "primary was lost", p->held,
+             (pair_now_ns() - p->lost_ns) / 1000000);
+}
+
 void secondary_feed(struct pair *p)
 {
     while (p->fifo_len && p->have_ring) {
@@ -68,17 +76,37 @@ void secondary_feed(struct pair *p)
         p->fifo_head = 0;
     if (p->fifo_len < p->cfg.buffer_max / 2)
         take_input(p, true);
-    if (p->st == S_GOING_LIVE && !p->fifo_len) {
+    if (p->st == S_GOING_LIVE && !p->fifo_len && !p->golive_sent) {
         /* All it holds is in the ring: it goes live once replayed. */
         if (pair_settle(p, GUEST_GOLIVE)) {
             pair_end(p, -EIO, "cannot go live");
             return;
         }
-        p->st = S_LIVE;
-        pair_end(p, 0, "live at record %" PRIu64 ", %" PRIu64 " ms after "
-                 "the primary was lost", p->held,
-                 (pair_now_ns() - p->lost_ns) / 1000000);
+        p->golive_sent = true;
+        if (p->be->went_live)
+            pair_say(p, "going live once the copy has replayed the log up "
+                     "to record %" PRIu64, p->held);
+        else
+            went_live(p);
     }
+}
+
+/*
+ * GOLIVE accepted: the copy replays what it holds, then runs as the
+ * guest, and only then is it live: until then the status says going-live,
+ * and a replay that fails on the way leaves no guest (on_up_fd).
+ */
+void secondary_watch_live(struct pair *p)
+{
+    char why[300];
+    int rc = p->be->went_live(p->vm, why, sizeof(why));
+
+    if (rc == -EAGAIN || rc == 0)
+        return;
+    if (rc < 0)
+        pair_end(p, rc, "the copy did not go live: %s", why);
+    else
+        went_live(p);
 }
 
 /*
