@@ -29,7 +29,8 @@
 #                other's last answer) while only faults that call for
 #                none were on: a busy ftd, a paused or starved ftvm, the
 #                client's link or the arbiter cut, etcd restarted, the
-#                disk full, ftd paused or the FT link cut for < 250 ms
+#                disk full, ftd paused or the FT link cut for < 250 ms,
+#                the ftvm of the host taking over killed
 #   stuck        no final read answered within 5 s of the last fault
 #                healing, a key whose final read never got an answer, the
 #                guest not protected again within 30 s, or protected
@@ -82,9 +83,10 @@ function instance(r, k, t, best, bt, prev, i, isput) {
 
 # A failover at t is called for only by a fault that takes a copy away
 # for longer than the heartbeat timeout (300 ms): a host killed or cut
-# off, ftd stopped, paused or cut off for 250 ms or more.  One during
-# other faults alone (a busy ftd, a paused or starved ftvm, the client's
-# link, the disk, etcd) fails over a healthy guest.
+# off, ftd stopped, paused or cut off for 250 ms or more, or the ftvm of
+# the host taken over from killed.  One during other faults alone (a
+# busy ftd, a paused or starved ftvm, the other host's ftvm killed, the
+# client's link, the disk, etcd) fails over a healthy guest.
 function failover(t, from, to, k, j, why, hard, n) {
     hard = 0
     n = 0
@@ -95,6 +97,7 @@ function failover(t, from, to, k, j, why, hard, n) {
         n++
         why = why " " fk[j] " " fd[j] "s"
         if (fk[j] ~ /^(kill|term-ftd|isolate)$/ ||
+            (fk[j] == "kill-ftvm" && fh[j] == from) ||
             (fk[j] ~ /^(pause-ftd|cut-ft-out|cut-ft-both)$/ && fd[j] >= 0.25))
             hard = 1
     }
@@ -172,6 +175,7 @@ $1 == "fault" {
     nf++
     ft[nf] = $2
     fk[nf] = $3
+    fh[nf] = $4
     fd[nf] = $5
     next
 }

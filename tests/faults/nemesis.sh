@@ -297,6 +297,13 @@ fault() {
         ip netns pids "$ns" | xargs -r kill -KILL
         hold "$d"
         ;;
+    kill-ftvm)
+        # The guest's process (or its copy's) dies; ftd lives on.
+        p=$(pids $h ftvm)
+        [ -n "$p" ] || { log "fault $t $kind $h $d none-running"; return; }
+        kill -KILL $p
+        hold "$d"
+        ;;
     pause-ftd|pause-ftvm)
         p=$(pids $h ${kind#pause-})
         [ -n "$p" ] || { log "fault $t $kind $h $d none-running"; return; }
@@ -398,7 +405,7 @@ plan() {
         srand(seed)
         k = split("kill pause-ftd pause-ftvm cut-ft-out cut-ft-both " \
                   "cut-client term-ftd disk-full starve busy-ftd " \
-                  "behind", kind)
+                  "behind kill-ftvm", kind)
         if (arb == "etcd")
             kind[++k] = "cut-arbiter"
         if (arb == "etcd")

@@ -31,7 +31,10 @@
 #   9. the primary's host gone (ftd and ftvm killed): B says it is live
 #      only once its copy has replayed all it holds and runs as the
 #      guest (it said so when the copy was only asked to), after saying
-#      that it is going live.
+#      that it is going live;
+#  10. the secondary's copy killed: its ftd ends the pair at once (it
+#      went on acknowledging a log nothing would replay, and said
+#      protected), and the primary runs on unprotected.
 # Two hosts in network namespaces made here.  Without root or ip netns
 # the test says so and exits 77.
 #
@@ -317,6 +320,26 @@ if pair 10 "--guest $build/guests/disk.bin --cmdline every=1 \
 else
     bad "protecting the disk guest (9): $(cat "$work/fp10.err" \
         "$work/fs10.err" 2>/dev/null)"
+fi
+clear_hosts
+
+# 10. The secondary's copy killed: the primary runs on, unprotected.
+if pair 11 "--guest $build/guests/cpu.bin --cmdline seed=6" "" &&
+   waitfor "replaying" "$work/fs11.err" && grows "$work/p11.con" 0; then
+    kill -KILL "$(pidof_cmd "$ftvm serve --control $work/s11.sock")"
+    if [ "$(ended fs11)" = 1 ] &&
+       grep -q "the copy is gone" "$work/fs11.err" &&
+       waitfor "running unprotected" "$work/fp11.err" &&
+       grows "$work/p11.con" "$(rounds "$work/p11.con")"; then
+        ok "a secondary whose copy was killed: $(grep -o \
+'the copy is gone.*' "$work/fs11.err"); A runs on unprotected"
+    else
+        bad "a killed copy: secondary exit $(cat "$work/fs11.rc" \
+2>/dev/null): $(cat "$work/fs11.err" "$work/fp11.err")"
+    fi
+else
+    bad "protecting the guest whose copy is killed: $(cat \
+        "$work/fp11.err" "$work/fs11.err" 2>/dev/null)"
 fi
 clear_hosts
 

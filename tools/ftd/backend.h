@@ -92,6 +92,11 @@ struct backend {
      * not, as 'why' says.  NULL: live once GOLIVE is accepted.
      */
     int (*went_live)(struct guest *g, char *why, size_t len);
+    /*
+     * A descriptor whose other end closes when the guest's platform
+     * goes (ftvm killed): watched for that alone.  -1: none.
+     */
+    int (*ctl_fd)(struct guest *g);
     /* After RECORD or REPLAY: the ring, and its signals both ways. */
     struct ft_ring *(*ring)(struct guest *g);
     int (*ring_fd)(struct guest *g);        /* readable: the guest said */

@@ -163,6 +163,11 @@ static int ftvm_went_live(struct guest *g, char *why, size_t len)
     return rep.st.mode == XLFT_FTVM_MODE_LIVE;
 }
 
+static int ftvm_ctl_fd(struct guest *g)
+{
+    return xlft_ftvm_fd(g->vm);
+}
+
 static struct ft_ring *ftvm_ring(struct guest *g)
 {
     return &g->ring.ring;
@@ -326,6 +331,7 @@ const struct backend backend_ftvm = {
     .why_stopped = ftvm_why_stopped,
     .ended = ftvm_ended,
     .went_live = ftvm_went_live,
+    .ctl_fd = ftvm_ctl_fd,
     .ring = ftvm_ring,
     .ring_fd = ftvm_ring_fd,
     .ring_drain = ftvm_ring_drain,

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -206,6 +207,8 @@ void pair_end(struct pair *p, int err, const char *fmt, ...)
         event_del(p->tick);
     if (p->up_ev)
         event_del(p->up_ev);
+    if (p->gone_ev)
+        event_del(p->gone_ev);
     if (pair_busy(p))
         pair_say(p, "the %s under way finishes first",
                  p->job->running ? "copy" : "claim");
@@ -228,8 +231,50 @@ int pair_send(struct pair *p, const struct xlft_msg *m)
 
 static void on_up_fd(evutil_socket_t fd, short what, void *arg);
 
+/*
+ * The guest's platform has gone (ftvm killed, crashed): a primary sends
+ * what its guest recorded first and then ends as a host that went would
+ * (primary_watch_end), so that the secondary takes over; a secondary's
+ * copy is lost, and the primary runs on without it.
+ */
+static void on_gone(evutil_socket_t fd, short what, void *arg)
+{
+    struct pair *p = arg;
+
+    (void)fd;
+    (void)what;
+    event_del(p->gone_ev);      /* it stays closed */
+    p->guest_gone = true;
+    if (p->cfg.role == PAIR_PRIMARY)
+        primary_watch_end(p, pair_now_ns());
+    else
+        pair_end(p, -EPIPE, "the copy is gone (its platform closed its "
+                 "control connection): the guest runs on its primary, "
+                 "unprotected");
+}
+
+/* Watched where the event loop can see a close alone (epoll). */
+static int watch_gone(struct pair *p)
+{
+    int fd = p->be->ctl_fd ? p->be->ctl_fd(p->vm) : -1;
+
+    if (fd < 0 || !(event_base_get_features(p->cfg.base) &
+                    EV_FEATURE_EARLY_CLOSE))
+        return 0;
+    p->gone_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (p->gone_fd < 0)
+        return -errno;
+    p->gone_ev = event_new(p->cfg.base, p->gone_fd, EV_CLOSED | EV_PERSIST,
+                           on_gone, p);
+    if (!p->gone_ev || event_add(p->gone_ev, NULL))
+        return -ENOMEM;
+    return 0;
+}
+
 bool pair_map_ring(struct pair *p, enum guest_op op)
 {
+    int rc;
+
     if (!pair_guest(p, op, p->cfg.ring_data))
         return false;
     p->ring = p->be->ring(p->vm);
@@ -238,6 +283,12 @@ bool pair_map_ring(struct pair *p, enum guest_op op)
                          EV_READ | EV_PERSIST, on_up_fd, p);
     if (!p->up_ev || event_add(p->up_ev, NULL)) {
         pair_end(p, -ENOMEM, "cannot watch the ring");
+        return false;
+    }
+    rc = watch_gone(p);
+    if (rc) {
+        pair_end(p, rc, "cannot watch the guest's control connection: %s",
+                 strerror(-rc));
         return false;
     }
     return true;
@@ -565,6 +616,7 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
     p->cfg = *cfg;
     p->be = cfg->backend;
     p->sync_fd = -1;
+    p->gone_fd = -1;
     if (!cfg->key && !cfg->accept) {
         snprintf(why, whylen, "no key for the pair");
         rc = -EINVAL;
@@ -666,6 +718,10 @@ void pair_free(struct pair *p)
         event_free(p->drop_ev);
     if (p->up_ev)
         event_free(p->up_ev);
+    if (p->gone_ev)
+        event_free(p->gone_ev);
+    if (p->gone_fd >= 0)
+        close(p->gone_fd);
     if (p->sync_fd >= 0)
         close(p->sync_fd);
     p->be->close(p->vm);

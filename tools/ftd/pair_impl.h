@@ -83,6 +83,9 @@ struct pair {
     struct ft_ring *ring;       /* the guest's, once it has one */
     bool have_ring;
     struct event *up_ev, *tick;
+    struct event *gone_ev;      /* the guest's platform went */
+    int gone_fd;                /* a dup of its control connection */
+    bool guest_gone;
     struct xlft_hb hb;
     struct xlft_lag lag;
     struct xlft_arbiter *arb;

@@ -314,8 +314,16 @@ void primary_watch_end(struct pair *p, uint64_t now)
 {
     int rc;
 
-    if (!p->be->ended || p->switching || p->disabling || p->batch_len ||
+    if (p->switching || p->disabling || p->batch_len ||
         ft_ring_avail(p->ring) > 0)
+        return;
+    if (p->guest_gone) {
+        pair_end(p, -EPIPE, "the guest is gone (its platform closed its "
+                 "control connection): the secondary takes over with the "
+                 "log up to record %" PRIu64, p->sent);
+        return;
+    }
+    if (!p->be->ended)
         return;
     if (!p->guest_ended) {
         if (now - p->rec_ns < QUIET_MS * 1000000ull || now < p->end_ask_ns)
