@@ -16,6 +16,8 @@
 #   - ft-enable g2 to a name whose DNS server is silent: an error naming
 #     the name, and ft-status answers during the lookup;
 #   - ft-enable g2 to a name from A's hosts file: protected;
+#   - ft-enable g3 while its ftvm is stopped for 1 s: ft-status answers
+#     meanwhile, and g3 is protected once it goes on;
 #   - all the while g1 stays protected: B never takes it over;
 #   - A's ftd then stops in order (under the sanitizers: no report).
 # The order of events is what is checked, not how long each took; the
@@ -61,9 +63,11 @@ host_B=hostb.test
 services_up "[guest g1]
 peers = @peer@, slow.test
 [guest g2]
-peers = @peer@, slow.test"
+peers = @peer@, slow.test
+[guest g3]
+peers = @peer@"
 apid=$ftd_a
-for g in g1 g2; do
+for g in g1 g2 g3; do
     serve_a $g --guest "$build/guests/idle.bin" --cmdline hz=100 \
         --console none || { bad "$g did not come up"; finish; exit 1; }
 done
@@ -175,6 +179,30 @@ then
     ok "g2 protected on a name: $(cat "$work/en")"
 else
     bad "g2 on hostb.test: $(cat "$work/en"; xa ft-status g2)"
+fi
+
+# 5b. ft-enable g3 while its ftvm is stopped (SIGSTOP) for 1 s: the
+# requests that start the copy wait on a thread, not in the loop, so
+# ft-status answers meanwhile and g1's heartbeats go on; g3 is protected
+# once its ftvm goes on.
+g3=$(pgrep -f "^$ftvm serve --control $work/runA/g3.sock" | head -n 1)
+kill -STOP "$g3"
+xa ft-enable g3 10.76.0.2 >"$work/en" 2>&1 &
+en=$!
+if until_true 100 status_has xa "pair=g3 role=primary state=sync"; then
+    sleep 1             # the fault itself: g3's ftvm stopped 1 s
+    kill -CONT "$g3"
+    if wait $en && grep -q "copy: done, g3 is protected" "$work/en" &&
+       until_true 400 status_has xb "pair=g3 role=secondary state=protected"
+    then
+        ok "ft-status answered while g3's ftvm was stopped; protected after"
+    else
+        bad "g3 after its ftvm went on: $(cat "$work/en"; xa ft-status g3)"
+    fi
+else
+    kill -CONT "$g3"
+    wait $en
+    bad "ft-enable g3, its ftvm stopped: $(cat "$work/en"; xa ft-status g3)"
 fi
 
 # 6. Through all of it, g1 stayed protected.

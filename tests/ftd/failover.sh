@@ -119,7 +119,8 @@ then
     ok "lag beyond the limit: $(grep -o 'secondary [0-9]* us behind.*' \
 "$work/fp4.err" | head -1)"
 else
-    bad "throttling on lag: $(cat "$work/fp4.err" 2>/dev/null)"
+    bad "throttling on lag: $(cat "$work/fp4.err" "$work/fs4.err" \
+        2>/dev/null)"
 fi
 ip netns pids "$b" | xargs -r kill -KILL 2>/dev/null
 ip netns pids "$a" | xargs -r kill -KILL 2>/dev/null

@@ -83,17 +83,6 @@ int pair_settle(struct pair *p, enum guest_op op)
     return rc;
 }
 
-bool pair_guest(struct pair *p, enum guest_op op, uint32_t arg)
-{
-    char why[400];
-    int rc = p->be->call(p->vm, op, arg, -1, why, sizeof(why));
-
-    if (!rc)
-        return true;
-    pair_end(p, rc, "%s", why);
-    return false;
-}
-
 bool pair_throttle(struct pair *p, uint32_t pct)
 {
     char why[400];
@@ -158,6 +147,17 @@ static void fate(struct pair *p, enum state was)
     }
 }
 
+/* ftvm serves one client: no copy of the connection may outlive ours. */
+static void unwatch_gone(struct pair *p)
+{
+    if (p->gone_ev)
+        event_free(p->gone_ev);
+    p->gone_ev = NULL;
+    if (p->gone_fd >= 0)
+        close(p->gone_fd);
+    p->gone_fd = -1;
+}
+
 void pair_finish(struct pair *p)
 {
     if (!p->ended || p->finished || pair_busy(p))
@@ -168,6 +168,7 @@ void pair_finish(struct pair *p)
         return;
     /* The guest is free for its next client (a backend may take one). */
     p->have_ring = false;
+    unwatch_gone(p);
     p->be->close(p->vm);
     p->vm = NULL;
 }
@@ -271,12 +272,10 @@ static int watch_gone(struct pair *p)
     return 0;
 }
 
-bool pair_map_ring(struct pair *p, enum guest_op op)
+bool pair_watch_ring(struct pair *p)
 {
     int rc;
 
-    if (!pair_guest(p, op, p->cfg.ring_data))
-        return false;
     p->ring = p->be->ring(p->vm);
     p->have_ring = true;
     p->up_ev = event_new(p->cfg.base, p->be->ring_fd(p->vm),
@@ -718,10 +717,7 @@ void pair_free(struct pair *p)
         event_free(p->drop_ev);
     if (p->up_ev)
         event_free(p->up_ev);
-    if (p->gone_ev)
-        event_free(p->gone_ev);
-    if (p->gone_fd >= 0)
-        close(p->gone_fd);
+    unwatch_gone(p);
     if (p->sync_fd >= 0)
         close(p->sync_fd);
     p->be->close(p->vm);

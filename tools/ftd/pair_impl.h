@@ -49,6 +49,7 @@ struct job {
     struct event *ev;
     bool running;
     enum guest_op op;
+    uint32_t arg;
     int fd, rc;
     char why[400];
     void (*done)(struct pair *p);
@@ -152,14 +153,13 @@ void pair_end(struct pair *p, int err, const char *fmt, ...)
 /* After an end that found a copy or a claim under way: the guest's
  * fate, once neither is. */
 void pair_finish(struct pair *p);
-/* A request to the guest; false (and the pair ended) if refused. */
-bool pair_guest(struct pair *p, enum guest_op op, uint32_t arg);
 /* The guest's fate carried out by the caller: 0 or -errno, logged. */
 int pair_settle(struct pair *p, enum guest_op op);
 /* Speed is no matter of safety: a refusal is said, the pair goes on. */
 bool pair_throttle(struct pair *p, uint32_t pct);
 int pair_send(struct pair *p, const struct xlft_msg *m);
-bool pair_map_ring(struct pair *p, enum guest_op op);
+/* After RECORD or REPLAY: the ring, watched; false (ended) if not. */
+bool pair_watch_ring(struct pair *p);
 /* The peer is lost (or must be given up): the arbiter decides. */
 void pair_peer_lost(struct pair *p, const char *why);
 
@@ -189,10 +189,13 @@ int claim_start(struct pair *p,
 /* Ask again, if arbitrating and no question is out. */
 void claim_arbitrate(struct pair *p);
 
-/* pair_job.c */
+/*
+ * pair_job.c: a request of the guest on a thread of its own, 'done' on
+ * the loop once it succeeded ('again' first on a failure, if not NULL).
+ */
 int job_setup(struct pair *p);
 void job_free(struct pair *p);
-void job_start(struct pair *p, enum guest_op op, int fd,
+void job_start(struct pair *p, enum guest_op op, uint32_t arg, int fd,
                void (*done)(struct pair *p),
                bool (*again)(struct pair *p, int rc, const char *why));
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pair_job.c - a copy of the guest (SAVE, RESTORE) takes seconds on Xen:
- * it runs on a thread of its own while the loop keeps the channel and
+ * pair_job.c - a copy of the guest (SAVE, RESTORE) takes seconds on Xen,
+ * and a guest whose platform is stopped answers nothing until the
+ * deadline: the requests that make the copy and start the log run on a
+ * thread of their own while the loop keeps every pair's channel and
  * heartbeats going.  Nothing else asks the guest anything meanwhile, and
- * a pair that ends meanwhile carries out its guest's fate once the copy
- * is done (pair_finish): the loop never waits for the thread.
+ * a pair that ends meanwhile carries out its guest's fate once the
+ * request is done (pair_finish): the loop never waits for the thread.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,7 +22,8 @@ static void *job_main(void *arg)
     struct job *j = p->job;
     uint64_t one = 1;
 
-    j->rc = p->be->call(p->vm, j->op, 0, j->fd, j->why, sizeof(j->why));
+    j->rc = p->be->call(p->vm, j->op, j->arg, j->fd, j->why,
+                        sizeof(j->why));
     if (write(j->efd, &one, sizeof(one)) < 0)
         j->rc = -EIO;
     return NULL;
@@ -39,6 +42,9 @@ static void job_in(evutil_socket_t fd, short what, void *arg)
     pthread_join(j->thread, NULL);
     j->running = false;
     if (p->ended) {
+        /* A ring made meanwhile is the guest's now: its fate says so. */
+        if (!j->rc && (j->op == GUEST_RECORD || j->op == GUEST_REPLAY))
+            p->have_ring = true;
         pair_finish(p);
         return;
     }
@@ -81,19 +87,20 @@ void job_free(struct pair *p)
     p->job = NULL;
 }
 
-void job_start(struct pair *p, enum guest_op op, int fd,
+void job_start(struct pair *p, enum guest_op op, uint32_t arg, int fd,
                void (*done)(struct pair *p),
                bool (*again)(struct pair *p, int rc, const char *why))
 {
     struct job *j = p->job;
 
     j->op = op;
+    j->arg = arg;
     j->fd = fd;
     j->done = done;
     j->again = again;
     j->running = true;
     if (pthread_create(&j->thread, NULL, job_main, p)) {
         j->running = false;
-        pair_end(p, -EAGAIN, "cannot start a thread for the copy");
+        pair_end(p, -EAGAIN, "cannot start a thread to ask the guest");
     }
 }

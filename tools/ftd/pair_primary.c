@@ -68,15 +68,13 @@ void primary_send_state(struct pair *p)
     primary_pump(p);
 }
 
-static void primary_saved(struct pair *p)
+/* Saved, recording, resumed: the copy and its log start together. */
+static void primary_resumed(struct pair *p)
 {
     uint8_t hdr[SYNC_HDR];
     struct sync_hdr h = { .gen = p->gen };
     off_t size;
 
-    if (!pair_map_ring(p, GUEST_RECORD) ||
-        !pair_guest(p, GUEST_UNPAUSE, 0))
-        return;
     p->paused_here = false;
     size = lseek(p->sync_fd, 0, SEEK_END);
     h.size = (uint64_t)size - SYNC_HDR;
@@ -88,6 +86,18 @@ static void primary_saved(struct pair *p)
     }
     p->sync_total = (uint64_t)size;
     primary_send_state(p);
+}
+
+static void primary_recording(struct pair *p)
+{
+    if (pair_watch_ring(p))
+        job_start(p, GUEST_UNPAUSE, 0, -1, primary_resumed, NULL);
+}
+
+static void primary_saved(struct pair *p)
+{
+    job_start(p, GUEST_RECORD, p->cfg.ring_data, -1, primary_recording,
+              NULL);
 }
 
 /* Pause, save, record, resume: the copy and the log start together. */
@@ -112,13 +122,16 @@ void primary_up(struct pair *p)
  * completions not yet in guest memory, say): it runs on a little and
  * is asked again, 50 times at most, 20 ms apart.
  */
+static void save_resumed(struct pair *p)
+{
+    p->paused_here = false;
+    p->save_again_ns = pair_now_ns() + SAVE_AGAIN_MS * 1000000ull;
+}
+
 static bool save_busy(struct pair *p, int rc, const char *why)
 {
     if (rc != -EBUSY || ++p->save_tries >= SAVE_TRIES)
         return false;
-    if (!pair_guest(p, GUEST_UNPAUSE, 0))
-        return true;            /* ended: said there */
-    p->paused_here = false;
     if (ftruncate(p->sync_fd, SYNC_HDR) ||
         lseek(p->sync_fd, SYNC_HDR, SEEK_SET) != SYNC_HDR) {
         pair_end(p, -EIO, "cannot keep the state: %s", strerror(errno));
@@ -126,18 +139,22 @@ static bool save_busy(struct pair *p, int rc, const char *why)
     }
     if (p->save_tries == 1)
         pair_say(p, "%s: asking again", why);
-    p->save_again_ns = pair_now_ns() + SAVE_AGAIN_MS * 1000000ull;
+    job_start(p, GUEST_UNPAUSE, 0, -1, save_resumed, NULL);
     return true;
+}
+
+static void primary_paused(struct pair *p)
+{
+    /* Heartbeats go on while the copy is made. */
+    job_start(p, GUEST_SAVE, 0, p->sync_fd, primary_saved, save_busy);
 }
 
 void primary_save_again(struct pair *p)
 {
     p->save_again_ns = 0;
-    if (!pair_guest(p, GUEST_PAUSE, 0))
-        return;
+    /* Before it is asked: a pair that ends meanwhile resumes it. */
     p->paused_here = true;
-    /* Heartbeats go on while the copy is made. */
-    job_start(p, GUEST_SAVE, p->sync_fd, primary_saved, save_busy);
+    job_start(p, GUEST_PAUSE, 0, -1, primary_paused, NULL);
 }
 
 /* Records from the ring into LOG frames, as long as the channel takes. */

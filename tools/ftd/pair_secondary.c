@@ -142,10 +142,8 @@ static int bind_guest(struct pair *p, const char *name)
     return 0;
 }
 
-static void restored(struct pair *p)
+static void replaying(struct pair *p)
 {
-    if (!pair_map_ring(p, GUEST_REPLAY) || !pair_guest(p, GUEST_UNPAUSE, 0))
-        return;
     close(p->sync_fd);
     p->sync_fd = -1;
     p->st = S_PROTECTED;
@@ -155,6 +153,17 @@ static void restored(struct pair *p)
     pair_say(p, "copy of the guest restored (%" PRIu64 " bytes), replaying",
              p->sync_total - SYNC_HDR);
     secondary_feed(p);
+}
+
+static void replay_ready(struct pair *p)
+{
+    if (pair_watch_ring(p))
+        job_start(p, GUEST_UNPAUSE, 0, -1, replaying, NULL);
+}
+
+static void restored(struct pair *p)
+{
+    job_start(p, GUEST_REPLAY, p->cfg.ring_data, -1, replay_ready, NULL);
 }
 
 /* The whole state is here: into the guest, once it answers. */
@@ -174,7 +183,7 @@ void secondary_restore(struct pair *p)
         return;
     }
     lseek(p->sync_fd, SYNC_HDR, SEEK_SET);
-    job_start(p, GUEST_RESTORE, p->sync_fd, restored, NULL);
+    job_start(p, GUEST_RESTORE, 0, p->sync_fd, restored, NULL);
 }
 
 void secondary_on_state(struct pair *p, const struct xlft_state *s)
