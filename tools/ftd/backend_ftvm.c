@@ -160,6 +160,12 @@ static int ftvm_went_live(struct guest *g, char *why, size_t len)
         snprintf(why, len, "%s", rep.st.why);
         return -EIO;
     }
+    /* Replayed to the end its primary's guest came to by itself. */
+    if (rep.st.state == XLFT_FTVM_ST_ENDED) {
+        snprintf(why, len, "it replayed to the guest's own end: %s",
+                 rep.st.why);
+        return -ESHUTDOWN;
+    }
     return rep.st.mode == XLFT_FTVM_MODE_LIVE;
 }
 

@@ -138,7 +138,9 @@ static void fate(struct pair *p, enum state was)
             pair_say(p, "the copy was not made: the guest runs on, "
                      "unprotected");
     } else if (was == S_SYNC) {
-        if (!pair_settle(p, GUEST_DISABLE))
+        /* Ended between RECORD and its UNPAUSE: paused for the copy. */
+        if (!pair_settle(p, GUEST_DISABLE) &&
+            (!p->paused_here || !pair_settle(p, GUEST_UNPAUSE)))
             pair_say(p, "the secondary never held the whole copy: the "
                      "guest runs on, unprotected");
     } else if (!pair_settle(p, GUEST_HALT)) {
@@ -212,7 +214,7 @@ void pair_end(struct pair *p, int err, const char *fmt, ...)
         event_del(p->gone_ev);
     if (pair_busy(p))
         pair_say(p, "the %s under way finishes first",
-                 p->job->running ? "copy" : "claim");
+                 p->job->running ? "request of the guest" : "claim");
     else
         pair_finish(p);
     p->cfg.on_end(p->cfg.arg, err, why);
@@ -233,10 +235,10 @@ int pair_send(struct pair *p, const struct xlft_msg *m)
 static void on_up_fd(evutil_socket_t fd, short what, void *arg);
 
 /*
- * The guest's platform has gone (ftvm killed, crashed): a primary sends
- * what its guest recorded first and then ends as a host that went would
- * (primary_watch_end), so that the secondary takes over; a secondary's
- * copy is lost, and the primary runs on without it.
+ * The guest's platform has gone (ftvm killed, crashed): a protected
+ * primary sends what its guest recorded first and then ends as a host
+ * that went would (primary_watch_end), so that the secondary takes
+ * over; a secondary's copy is lost, and the primary runs on without it.
  */
 static void on_gone(evutil_socket_t fd, short what, void *arg)
 {
@@ -246,8 +248,17 @@ static void on_gone(evutil_socket_t fd, short what, void *arg)
     (void)what;
     event_del(p->gone_ev);      /* it stays closed */
     p->guest_gone = true;
-    if (p->cfg.role == PAIR_PRIMARY)
+    if (p->cfg.role == PAIR_PRIMARY && p->st == S_PROTECTED)
         primary_watch_end(p, pair_now_ns());
+    else if (p->cfg.role == PAIR_PRIMARY)
+        pair_end(p, -EPIPE, "the guest is gone (its platform closed its "
+                 "control connection) while %s", p->st == S_SYNC ?
+                 "its copy was made: no secondary holds it" :
+                 "its peer was lost: the guest is lost");
+    else if (p->st == S_ARBITRATING || p->st == S_GOING_LIVE)
+        pair_end(p, -EPIPE, "the copy is gone (its platform closed its "
+                 "control connection) after the primary was lost: the "
+                 "guest is lost");
     else
         pair_end(p, -EPIPE, "the copy is gone (its platform closed its "
                  "control connection): the guest runs on its primary, "
@@ -451,7 +462,9 @@ static void on_up_fd(evutil_socket_t fd, short what, void *arg)
         primary_pump(p);
         return;
     }
-    if (ft_ring_flags(p->ring) & (FT_RING_F_DIVERGED | FT_RING_F_BADLOG)) {
+    /* Said once the job that holds the guest is done (its UNPAUSE). */
+    if ((ft_ring_flags(p->ring) & (FT_RING_F_DIVERGED | FT_RING_F_BADLOG)) &&
+        !p->job->running) {
         char why[300];
 
         p->meter.diverged = ft_ring_flags(p->ring) & FT_RING_F_DIVERGED;

@@ -117,17 +117,17 @@ void primary_up(struct pair *p)
     primary_save_again(p);
 }
 
-/*
- * A guest may refuse to be saved for a moment (-EBUSY: disk
- * completions not yet in guest memory, say): it runs on a little and
- * is asked again, 50 times at most, 20 ms apart.
- */
 static void save_resumed(struct pair *p)
 {
     p->paused_here = false;
     p->save_again_ns = pair_now_ns() + SAVE_AGAIN_MS * 1000000ull;
 }
 
+/*
+ * A guest may refuse to be saved for a moment (-EBUSY: disk
+ * completions not yet in guest memory, say): it runs on a little and
+ * is asked again, 50 times at most, 20 ms apart.
+ */
 static bool save_busy(struct pair *p, int rc, const char *why)
 {
     if (rc != -EBUSY || ++p->save_tries >= SAVE_TRIES)
@@ -331,6 +331,9 @@ void primary_watch_end(struct pair *p, uint64_t now)
 {
     int rc;
 
+    /* Its last records may have come without a signal. */
+    if (p->guest_gone)
+        primary_pump(p);
     if (p->switching || p->disabling || p->batch_len ||
         ft_ring_avail(p->ring) > 0)
         return;

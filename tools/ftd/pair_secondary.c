@@ -31,7 +31,6 @@ static void take_input(struct pair *p, bool on)
         xlft_hb_heard(&p->hb, pair_now_ns());   /* listening again */
 }
 
-/* Held records into the replay ring, whole, as far as it has room. */
 static void went_live(struct pair *p)
 {
     p->st = S_LIVE;
@@ -40,6 +39,7 @@ static void went_live(struct pair *p)
              (pair_now_ns() - p->lost_ns) / 1000000);
 }
 
+/* Held records into the replay ring, whole, as far as it has room. */
 void secondary_feed(struct pair *p)
 {
     while (p->fifo_len && p->have_ring) {
@@ -152,7 +152,8 @@ static void replaying(struct pair *p)
         p->be->status(p->vm, "protected", NULL);
     pair_say(p, "copy of the guest restored (%" PRIu64 " bytes), replaying",
              p->sync_total - SYNC_HDR);
-    secondary_feed(p);
+    /* What the ring said while the UNPAUSE was out, looked at now. */
+    event_active(p->up_ev, EV_READ, 1);
 }
 
 static void replay_ready(struct pair *p)

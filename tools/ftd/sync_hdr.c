@@ -15,8 +15,6 @@
 
 _Static_assert(sizeof(SYNC_MAGIC) - 1 == XLFT_SIZEOF(sync_hdr, magic),
                "sync magic of another size than its field");
-_Static_assert(sizeof(((struct sync_hdr *)0)->name) == SYNC_NAME + 1,
-               "a decoded name does not hold the field's");
 
 #define AT(buf, f)  ((buf) + XLFT_OFF(sync_hdr, f))
 

@@ -32,7 +32,7 @@ XLFT_LAYOUT(sync_hdr, SYNC_HDR_FIELDS)
 struct sync_hdr {
     uint64_t gen;
     uint64_t size;              /* of the state after the header */
-    char name[72 + 1];          /* SYNC_NAME, NUL-terminated */
+    char name[SYNC_NAME + 1];   /* NUL-terminated */
 };
 
 void sync_hdr_put(uint8_t out[SYNC_HDR], const struct sync_hdr *h);

@@ -254,7 +254,9 @@ int xlft_ftvm_ask(struct xlft_ftvm *c, uint16_t op,
         }
         c->asked = true;
     }
-    if (c->fd >= 0 && poll(&pfd, 1, 0) == 0)
+    /* Interrupted, it has not come either: nothing here may wait. */
+    if (c->fd >= 0 && (rc = poll(&pfd, 1, 0)) <= 0 &&
+        (rc == 0 || errno == EINTR))
         return -EAGAIN;
     return xlft_ftvm_recv(c, rep, NULL);
 }
