@@ -36,6 +36,9 @@
  *                                           CPU (100: no cap)
  *   xlft-xen replay DOMID                   enable replay on a paused
  *                                           copy, report, disable again
+ *   xlft-xen tsc-emulate DOMID              set the TSC mode to always
+ *                                           emulate (Xen refuses while
+ *                                           FT is on)
  *   xlft-xen copy-send DOMID HOST:PORT [CUT [stall]]
  *                                           send a live copy of the
  *                                           guest (it runs on), wait for
@@ -50,7 +53,9 @@
  *                                           it paused, reply
  *
  * --unsafe-no-counter before the command enables recording on a CPU with
- * no branch counter (the lab's), as test hypervisors allow.
+ * no branch counter (the lab's), as test hypervisors allow;
+ * --ring-data=BYTES gives record-ring a ring of that size (0: Xen's
+ * default).
  *
  * Exit status 0, 1 with a message naming what failed, 2 on bad usage.
  */
@@ -85,6 +90,7 @@
 #define DMA_TEST_LEN 256
 
 static uint32_t enable_flags;
+static uint32_t ring_data;
 
 static int usage(void)
 {
@@ -100,8 +106,10 @@ static int usage(void)
             "       xlft-xen replay DOMID\n"
             "       xlft-xen speed DOMID PCT\n"
             "       xlft-xen dma DOMID GPA\n"
+            "       xlft-xen tsc-emulate DOMID\n"
             "       (--unsafe-no-counter before the command: record "
-            "without a branch counter)\n");
+            "without a branch counter; --ring-data=BYTES: record-ring's "
+            "ring size)\n");
     return 2;
 }
 
@@ -245,8 +253,8 @@ static int record_ring(uint32_t domid, const char *cmd)
     int rc = xlft_xen_open(&x, err, sizeof(err));
 
     if (!rc)
-        rc = xlft_xen_ft_enable_record(x, domid, 0, enable_flags, &st, err,
-                                       sizeof(err));
+        rc = xlft_xen_ft_enable_record(x, domid, ring_data, enable_flags,
+                                       &st, err, sizeof(err));
     if (!rc) {
         printf("enabled: state %s frames %" PRIu32 " port %" PRIu32 "\n",
                xlft_xen_ft_state_name(st.state), st.nr_frames, st.port);
@@ -708,6 +716,25 @@ static int ft_status(uint32_t domid)
     return 1;
 }
 
+static int tsc_emulate(uint32_t domid)
+{
+    struct xlft_xen *x;
+    char err[512];
+    int rc;
+
+    rc = xlft_xen_open(&x, err, sizeof(err));
+    if (!rc) {
+        rc = xlft_xen_set_tsc_emulated(x, domid, err, sizeof(err));
+        xlft_xen_close(x);
+    }
+    if (rc) {
+        fprintf(stderr, "xlft-xen: %s\n", err);
+        return 1;
+    }
+    printf("tsc: domain %" PRIu32 " always emulates its TSC\n", domid);
+    return 0;
+}
+
 static int check_config(uint32_t domid)
 {
     char err[1024];
@@ -931,10 +958,14 @@ int main(int argc, char **argv)
 {
     uint32_t domid, seconds, port, count, stall = 0;
 
-    if (argc > 1 && !strcmp(argv[1], "--unsafe-no-counter")) {
-        enable_flags = XLFT_XEN_FT_UNSAFE_NO_COUNTER;
-        argc--;
-        argv++;
+    for (; argc > 1 && !strncmp(argv[1], "--", 2); argc--, argv++) {
+        if (!strcmp(argv[1], "--unsafe-no-counter"))
+            enable_flags = XLFT_XEN_FT_UNSAFE_NO_COUNTER;
+        else if (!strncmp(argv[1], "--ring-data=", 12)) {
+            if (parse_u32(argv[1] + 12, "ring size", &ring_data))
+                return 2;
+        } else
+            return usage();
     }
     if (argc < 3)
         return usage();
@@ -969,6 +1000,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "replay") && argc == 3)
         return replay(domid);
+    if (!strcmp(argv[1], "tsc-emulate") && argc == 3)
+        return tsc_emulate(domid);
     if (!strcmp(argv[1], "speed") && argc == 4) {
         char err[300];
         uint32_t pct;
