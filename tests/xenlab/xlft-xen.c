@@ -90,7 +90,7 @@
 #define DMA_TEST_LEN 256
 
 static uint32_t enable_flags;
-static uint32_t ring_data;
+static uint32_t opt_ring_data;   /* --ring-data= */
 
 static int usage(void)
 {
@@ -253,8 +253,8 @@ static int record_ring(uint32_t domid, const char *cmd)
     int rc = xlft_xen_open(&x, err, sizeof(err));
 
     if (!rc)
-        rc = xlft_xen_ft_enable_record(x, domid, ring_data, enable_flags,
-                                       &st, err, sizeof(err));
+        rc = xlft_xen_ft_enable_record(x, domid, opt_ring_data,
+                                       enable_flags, &st, err, sizeof(err));
     if (!rc) {
         printf("enabled: state %s frames %" PRIu32 " port %" PRIu32 "\n",
                xlft_xen_ft_state_name(st.state), st.nr_frames, st.port);
@@ -962,7 +962,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], "--unsafe-no-counter"))
             enable_flags = XLFT_XEN_FT_UNSAFE_NO_COUNTER;
         else if (!strncmp(argv[1], "--ring-data=", 12)) {
-            if (parse_u32(argv[1] + 12, "ring size", &ring_data))
+            if (parse_u32(argv[1] + 12, "ring size", &opt_ring_data))
                 return 2;
         } else
             return usage();
