@@ -251,9 +251,13 @@ static bool enable_error(struct xlft_xen *x, uint32_t domid, int rc,
                  "it takes at most 64 MiB", domid, ring_data);
         return true;
     case -EINVAL:
-        snprintf(err, errlen, "domain %u: Xen refuses FT: the domain has "
-                 "no vCPU yet, or the ring size %u is not a power of two "
-                 "of at least 128 KiB", domid, ring_data);
+        if (ring_data)
+            snprintf(err, errlen, "domain %u: Xen refuses FT: the domain "
+                     "has no vCPU yet, or the ring size %u is not a power "
+                     "of two of at least 128 KiB", domid, ring_data);
+        else
+            snprintf(err, errlen, "domain %u: Xen refuses FT: the domain "
+                     "has no vCPU yet", domid);
         return true;
     case -EEXIST:
         snprintf(err, errlen, "domain %u: FT is on already", domid);

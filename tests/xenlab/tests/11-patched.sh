@@ -15,7 +15,9 @@
 # line in its log naming the reason and libxlft's message naming the
 # setting; it refuses a ring above 64 MiB (-E2BIG), and the TSC mode
 # cannot be changed while FT is on (XEN_DOMCTL_settscinfo: -EBUSY), but
-# can again once it is off.
+# can again once it is off.  A domain builder asking for recording
+# before the domain's vCPU exists is refused (-EINVAL), and Xen lives
+# on.
 . "$(dirname "$0")/../testlib.sh"
 
 image=$XL_OUT/xen-patched.gz
@@ -73,6 +75,11 @@ echo "evtchn-bind=$?"
 echo "tsc-off=$?"
 xl list hvm | awk "NR == 2 { print \"guest \" \$1 \" \" \$5 }"
 xl destroy hvm
+# A builder asking before the vCPU exists: refused, Xen lives on.
+/xenft/xlft-xen --unsafe-no-counter early-record
+echo "early=$?"
+xl dmesg | grep -o "FT: d[0-9]* refused: it has no vCPU yet" | head -n 1
+xl info | grep -E "^xen_version"
 '
 expect_status 0
 expect_lines '^xen_version +: 4\.17\.7$' 'SHADOW_PAGING' \
@@ -95,4 +102,8 @@ expect_lines '^xen_version +: 4\.17\.7$' 'SHADOW_PAGING' \
     '^xlft-xen: domain 3: cannot bind its event channel port [1-9][0-9]*: ' \
     '^evtchn-bind=1$' \
     '^xlft-xen: domain 3: Xen refuses to change its TSC mode while FT is on$' \
-    '^tsc-busy=1$' '^tsc: domain 3 always emulates its TSC$' '^tsc-off=0$'
+    '^tsc-busy=1$' '^tsc: domain 3 always emulates its TSC$' '^tsc-off=0$' \
+    '^early: domain [0-9]+ created, no vCPU yet$' \
+    '^xlft-xen: domain [0-9]+: Xen refuses FT: the domain has no vCPU yet$' \
+    '^early: domain [0-9]+ destroyed$' '^early=0$' \
+    '^FT: d[0-9]+ refused: it has no vCPU yet$'
