@@ -36,6 +36,14 @@
  *                                           CPU (100: no cap)
  *   xlft-xen replay DOMID                   enable replay on a paused
  *                                           copy, report, disable again
+ *   xlft-xen early-record                   create an HVM domain as a
+ *                                           builder does, before its
+ *                                           vCPU exists; enable
+ *                                           recording on it (Xen must
+ *                                           refuse, not crash); destroy
+ *   xlft-xen tsc-emulate DOMID              set the TSC mode to always
+ *                                           emulate (Xen refuses while
+ *                                           FT is on)
  *   xlft-xen copy-send DOMID HOST:PORT [CUT [stall]]
  *                                           send a live copy of the
  *                                           guest (it runs on), wait for
@@ -50,10 +58,13 @@
  *                                           it paused, reply
  *
  * --unsafe-no-counter before the command enables recording on a CPU with
- * no branch counter (the lab's), as test hypervisors allow.
+ * no branch counter (the lab's), as test hypervisors allow;
+ * --ring-data=BYTES gives record-ring a ring of that size (0: Xen's
+ * default).
  *
  * Exit status 0, 1 with a message naming what failed, 2 on bad usage.
  */
+#define __XEN_TOOLS__ 1 /* XEN_DOMCTL_createdomain, for early-record */
 #include <errno.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -70,6 +81,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xencall.h>
+#include <xen/domctl.h>
+#include <xen/xen.h>
+
 #include "ft_log.h"
 #include "xlft_copy.h"
 #include "xlft_xen.h"
@@ -85,6 +100,7 @@
 #define DMA_TEST_LEN 256
 
 static uint32_t enable_flags;
+static uint32_t opt_ring_data;   /* --ring-data= */
 
 static int usage(void)
 {
@@ -100,8 +116,11 @@ static int usage(void)
             "       xlft-xen replay DOMID\n"
             "       xlft-xen speed DOMID PCT\n"
             "       xlft-xen dma DOMID GPA\n"
+            "       xlft-xen tsc-emulate DOMID\n"
+            "       xlft-xen early-record\n"
             "       (--unsafe-no-counter before the command: record "
-            "without a branch counter)\n");
+            "without a branch counter; --ring-data=BYTES: record-ring's "
+            "ring size)\n");
     return 2;
 }
 
@@ -245,8 +264,8 @@ static int record_ring(uint32_t domid, const char *cmd)
     int rc = xlft_xen_open(&x, err, sizeof(err));
 
     if (!rc)
-        rc = xlft_xen_ft_enable_record(x, domid, 0, enable_flags, &st, err,
-                                       sizeof(err));
+        rc = xlft_xen_ft_enable_record(x, domid, opt_ring_data,
+                                       enable_flags, &st, err, sizeof(err));
     if (!rc) {
         printf("enabled: state %s frames %" PRIu32 " port %" PRIu32 "\n",
                xlft_xen_ft_state_name(st.state), st.nr_frames, st.port);
@@ -708,6 +727,114 @@ static int ft_status(uint32_t domid)
     return 1;
 }
 
+static int tsc_emulate(uint32_t domid)
+{
+    struct xlft_xen *x;
+    char err[512];
+    int rc;
+
+    rc = xlft_xen_open(&x, err, sizeof(err));
+    if (!rc) {
+        rc = xlft_xen_set_tsc_emulated(x, domid, err, sizeof(err));
+        xlft_xen_close(x);
+    }
+    if (rc) {
+        fprintf(stderr, "xlft-xen: %s\n", err);
+        return 1;
+    }
+    printf("tsc: domain %" PRIu32 " always emulates its TSC\n", domid);
+    return 0;
+}
+
+/* One domctl through 'h', retried while Xen asks to: 0 or -errno. */
+static int raw_domctl(xencall_handle *h, struct xen_domctl *d)
+{
+    int rc;
+
+    d->interface_version = XEN_DOMCTL_INTERFACE_VERSION;
+    do {
+        rc = xencall1(h, __HYPERVISOR_domctl, (uint64_t)(uintptr_t)d);
+    } while (rc < 0 && (errno == EAGAIN || errno == EINTR));
+    return rc < 0 ? -errno : 0;
+}
+
+/*
+ * A domain as a builder holds it between XEN_DOMCTL_createdomain and
+ * XEN_DOMCTL_max_vcpus: HVM with shadow paging, room for one vCPU, none
+ * created yet.  Recording is asked for on it, then it is destroyed.
+ */
+static int early_record(void)
+{
+    struct xlft_xen_ft_status st;
+    struct xen_domctl *d;
+    struct xlft_xen *x = NULL;
+    xencall_handle *h;
+    char err[512] = "";
+    uint32_t domid;
+    int rc, frc;
+
+    h = xencall_open(NULL, 0);
+    if (!h) {
+        fprintf(stderr, "xlft-xen: cannot open libxencall: %s\n",
+                strerror(errno));
+        return 1;
+    }
+    d = xencall_alloc_buffer(h, sizeof(*d));
+    if (!d) {
+        fprintf(stderr, "xlft-xen: no hypercall buffer\n");
+        xencall_close(h);
+        return 1;
+    }
+    memset(d, 0, sizeof(*d));
+    d->cmd = XEN_DOMCTL_createdomain;
+    d->domain = 0;              /* Xen picks the id */
+    d->u.createdomain.flags = XEN_DOMCTL_CDF_hvm;
+    d->u.createdomain.max_vcpus = 1;
+    d->u.createdomain.max_evtchn_port = 1023;
+    d->u.createdomain.max_grant_frames = 1;
+    d->u.createdomain.max_maptrack_frames = 0;
+    d->u.createdomain.grant_opts = XEN_DOMCTL_GRANT_version(1);
+    d->u.createdomain.arch.emulation_flags =
+        XEN_X86_EMU_ALL & ~XEN_X86_EMU_VPCI;
+    rc = raw_domctl(h, d);
+    if (rc) {
+        fprintf(stderr, "xlft-xen: cannot create a domain: %s\n",
+                strerror(-rc));
+        goto out;
+    }
+    domid = d->domain;
+    printf("early: domain %" PRIu32 " created, no vCPU yet\n", domid);
+
+    rc = xlft_xen_open(&x, err, sizeof(err));
+    if (!rc) {
+        rc = xlft_xen_ft_enable_record(x, domid, 0, enable_flags, &st, err,
+                                       sizeof(err));
+        if (!rc)
+            xlft_xen_ft_disable(x, domid, err, sizeof(err));
+        xlft_xen_close(x);
+    }
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    else
+        printf("early: recording enabled without a vCPU\n");
+
+    memset(d, 0, sizeof(*d));
+    d->cmd = XEN_DOMCTL_destroydomain;
+    d->domain = (domid_t)domid;
+    frc = raw_domctl(h, d);
+    if (frc)
+        fprintf(stderr, "xlft-xen: cannot destroy domain %" PRIu32 ": %s\n",
+                domid, strerror(-frc));
+    else
+        printf("early: domain %" PRIu32 " destroyed\n", domid);
+    /* Refused is what is right. */
+    rc = rc == -EINVAL && !frc ? 0 : -EIO;
+out:
+    xencall_free_buffer(h, d);
+    xencall_close(h);
+    return rc ? 1 : 0;
+}
+
 static int check_config(uint32_t domid)
 {
     char err[1024];
@@ -931,11 +1058,17 @@ int main(int argc, char **argv)
 {
     uint32_t domid, seconds, port, count, stall = 0;
 
-    if (argc > 1 && !strcmp(argv[1], "--unsafe-no-counter")) {
-        enable_flags = XLFT_XEN_FT_UNSAFE_NO_COUNTER;
-        argc--;
-        argv++;
+    for (; argc > 1 && !strncmp(argv[1], "--", 2); argc--, argv++) {
+        if (!strcmp(argv[1], "--unsafe-no-counter"))
+            enable_flags = XLFT_XEN_FT_UNSAFE_NO_COUNTER;
+        else if (!strncmp(argv[1], "--ring-data=", 12)) {
+            if (parse_u32(argv[1] + 12, "ring size", &opt_ring_data))
+                return 2;
+        } else
+            return usage();
     }
+    if (argc == 2 && !strcmp(argv[1], "early-record"))
+        return early_record();
     if (argc < 3)
         return usage();
     if (!strcmp(argv[1], "copy-recv") && argc == 4) {
@@ -969,6 +1102,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "replay") && argc == 3)
         return replay(domid);
+    if (!strcmp(argv[1], "tsc-emulate") && argc == 3)
+        return tsc_emulate(domid);
     if (!strcmp(argv[1], "speed") && argc == 4) {
         char err[300];
         uint32_t pct;

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sys/mman.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@
 #include <xenforeignmemory.h>
 #include <xen/domctl.h>
 #include <xen/hvm/dm_op.h>
+#include <xen/hvm/hvm_op.h>
+#include <xen/hvm/params.h>
 #include <xen/xen.h>
 
 #include "xlft_ft_domctl.h"
@@ -101,58 +104,188 @@ void xlft_xen_close(struct xlft_xen *x)
     free(x);
 }
 
+/*
+ * Issue domctl 'cmd' for 'domid' with 'len' bytes of 'u' as its payload;
+ * what Xen writes back is copied to 'u'.  0 or -errno, without a message.
+ */
+static int domctl(struct xlft_xen *x, uint32_t domid, uint32_t cmd, void *u,
+                  size_t len)
+{
+    struct xen_domctl *d;
+    int rc;
+
+    /* Hypercall arguments must live in memory the kernel can lock. */
+    d = xencall_alloc_buffer(x->call, sizeof(*d));
+    if (!d)
+        return -ENOMEM;
+    memset(d, 0, sizeof(*d));
+    d->cmd = cmd;
+    d->interface_version = XEN_DOMCTL_INTERFACE_VERSION;
+    d->domain = (domid_t)domid;
+    memcpy(&d->u, u, len);
+
+    rc = xencall1(x->call, __HYPERVISOR_domctl, (uint64_t)(uintptr_t)d);
+    if (rc < 0) {
+        rc = errno ? -errno : -EIO;
+    } else {
+        memcpy(u, &d->u, len);
+        rc = 0;
+    }
+    xencall_free_buffer(x->call, d);
+    return rc;
+}
+
 /* Issue the op in 'op' for 'domid'; the OUT fields come back in it. */
 static int ft_op(struct xlft_xen *x, uint32_t domid,
                  struct xen_domctl_ft_op *op, char *err, size_t errlen)
 {
-    struct xen_domctl *d;
     int rc;
 
     if (domid >= DOMID_FIRST_RESERVED) {
         snprintf(err, errlen, "domain %u: not a domain id", domid);
         return -EINVAL;
     }
-    /* Hypercall arguments must live in memory the kernel can lock. */
-    d = xencall_alloc_buffer(x->call, sizeof(*d));
-    if (!d) {
+    rc = domctl(x, domid, XEN_DOMCTL_ft_op, op, sizeof(*op));
+    switch (rc) {
+    case 0:
+        break;
+    case -ENOMEM:
         snprintf(err, errlen, "domain %u: no hypercall buffer", domid);
-        return -ENOMEM;
+        break;
+    case -ENOSYS:
+        snprintf(err, errlen, "domain %u: hypervisor has no FT support "
+                 "(apply xen-patches)", domid);
+        break;
+    case -EOPNOTSUPP:
+        snprintf(err, errlen, "domain %u: hypervisor built without FT "
+                 "support (CONFIG_HVM_FT)", domid);
+        break;
+    case -ESRCH:
+        snprintf(err, errlen, "domain %u does not exist", domid);
+        break;
+    case -EACCES:
+        snprintf(err, errlen, "domain %u: the hypervisor refused the "
+                 "domctl (interface version %#x, not dom0?)", domid,
+                 XEN_DOMCTL_INTERFACE_VERSION);
+        break;
+    default:
+        snprintf(err, errlen, "domain %u: FT domctl failed: %s", domid,
+                 strerror(-rc));
     }
-    memset(d, 0, sizeof(*d));
-    d->cmd = XEN_DOMCTL_ft_op;
-    d->interface_version = XEN_DOMCTL_INTERFACE_VERSION;
-    d->domain = (domid_t)domid;
-    memcpy(&d->u, op, sizeof(*op));
+    return rc;
+}
 
-    rc = xencall1(x->call, __HYPERVISOR_domctl, (uint64_t)(uintptr_t)d);
-    if (rc < 0) {
+/* Xen's TSC_MODE_ALWAYS_EMULATE (libxl's tsc_mode "always_emulate"). */
+#define XEN_TSC_MODE_ALWAYS_EMULATE 1
+
+/* HVMOP_get_param for 'domid': 0 or -errno. */
+static int hvm_param(struct xlft_xen *x, uint32_t domid, uint32_t index,
+                     uint64_t *value)
+{
+    struct xen_hvm_param *p = xencall_alloc_buffer(x->call, sizeof(*p));
+    int rc;
+
+    if (!p)
+        return -ENOMEM;
+    memset(p, 0, sizeof(*p));
+    p->domid = (domid_t)domid;
+    p->index = index;
+    rc = xencall2(x->call, __HYPERVISOR_hvm_op, HVMOP_get_param,
+                  (uint64_t)(uintptr_t)p);
+    if (rc < 0)
         rc = errno ? -errno : -EIO;
-        switch (rc) {
-        case -ENOSYS:
-            snprintf(err, errlen, "domain %u: hypervisor has no FT support "
-                     "(apply xen-patches)", domid);
-            break;
-        case -EOPNOTSUPP:
-            snprintf(err, errlen, "domain %u: hypervisor built without FT "
-                     "support (CONFIG_HVM_FT)", domid);
-            break;
-        case -ESRCH:
-            snprintf(err, errlen, "domain %u does not exist", domid);
-            break;
-        case -EACCES:
-            snprintf(err, errlen, "domain %u: the hypervisor refused the "
-                     "domctl (interface version %#x, not dom0?)", domid,
-                     XEN_DOMCTL_INTERFACE_VERSION);
-            break;
-        default:
-            snprintf(err, errlen, "domain %u: FT domctl failed: %s", domid,
-                     strerror(-rc));
-        }
-    } else {
-        memcpy(op, &d->u, sizeof(*op));
-        rc = 0;
+    else
+        *value = p->value;
+    xencall_free_buffer(x->call, p);
+    return rc;
+}
+
+/*
+ * Xen refused to enable FT with -EDOM ('what': "recording" or "replay")
+ * and logged why; name the reason here too when the domain's settings
+ * show it, else list what Xen checks.
+ */
+static void unfit(struct xlft_xen *x, uint32_t domid, const char *what,
+                  char *err, size_t errlen)
+{
+    struct xen_domctl_tsc_info tsc = { 0 };
+    uint64_t v;
+
+    if (!domctl(x, domid, XEN_DOMCTL_gettscinfo, &tsc, sizeof(tsc)) &&
+        tsc.tsc_mode != XEN_TSC_MODE_ALWAYS_EMULATE) {
+        snprintf(err, errlen, "domain %u: Xen refuses FT: TSC is not "
+                 "emulated (tsc_mode must be always_emulate)", domid);
+        return;
     }
-    xencall_free_buffer(x->call, d);
+    if (!hvm_param(x, domid, HVM_PARAM_VIRIDIAN, &v) && v) {
+        snprintf(err, errlen, "domain %u: Xen refuses FT: viridian "
+                 "enlightenments are on (viridian must be 0)", domid);
+        return;
+    }
+    if (!hvm_param(x, domid, HVM_PARAM_CALLBACK_IRQ, &v) && v) {
+        snprintf(err, errlen, "domain %u: Xen refuses FT: the guest uses "
+                 "PV interfaces (an event channel callback; boot it with "
+                 "nopv and xen_platform_pci = 0)", domid);
+        return;
+    }
+    snprintf(err, errlen, "domain %u is unfit for %s: it needs vcpus=1, "
+             "hap=0, no nested HVM, tsc_mode=\"always_emulate\", "
+             "viridian=0, no passthrough, no PV interfaces in use (nopv, "
+             "xen_platform_pci=0), and RDRAND, RDSEED and TSX hidden where "
+             "they cannot be intercepted (cpuid=\"host,rdrand=0,rdseed=0,"
+             "rtm=0,hle=0\"); Xen's log (xl dmesg) says which", domid,
+             what);
+}
+
+/* The enable errors both sub-ops share; false if 'rc' is not one. */
+static bool enable_error(struct xlft_xen *x, uint32_t domid, int rc,
+                         uint32_t ring_data, const char *what, char *err,
+                         size_t errlen)
+{
+    switch (rc) {
+    case -EDOM:
+        unfit(x, domid, what, err, errlen);
+        return true;
+    case -E2BIG:
+        snprintf(err, errlen, "domain %u: Xen refuses a ring of %u bytes: "
+                 "it takes at most 64 MiB", domid, ring_data);
+        return true;
+    case -EINVAL:
+        if (ring_data)
+            snprintf(err, errlen, "domain %u: Xen refuses FT: the domain "
+                     "has no vCPU yet, or the ring size %u is not a power "
+                     "of two of at least 128 KiB", domid, ring_data);
+        else
+            snprintf(err, errlen, "domain %u: Xen refuses FT: the domain "
+                     "has no vCPU yet", domid);
+        return true;
+    case -EEXIST:
+        snprintf(err, errlen, "domain %u: FT is on already", domid);
+        return true;
+    }
+    return false;
+}
+
+int xlft_xen_set_tsc_emulated(struct xlft_xen *x, uint32_t domid,
+                              char *err, size_t errlen)
+{
+    struct xen_domctl_tsc_info tsc = { 0 };
+    int rc;
+
+    rc = domctl(x, domid, XEN_DOMCTL_gettscinfo, &tsc, sizeof(tsc));
+    if (rc) {
+        snprintf(err, errlen, "domain %u: cannot read its TSC mode: %s",
+                 domid, strerror(-rc));
+        return rc;
+    }
+    tsc.tsc_mode = XEN_TSC_MODE_ALWAYS_EMULATE;
+    rc = domctl(x, domid, XEN_DOMCTL_settscinfo, &tsc, sizeof(tsc));
+    if (rc == -EBUSY)
+        snprintf(err, errlen, "domain %u: Xen refuses to change its TSC "
+                 "mode while FT is on", domid);
+    else if (rc)
+        snprintf(err, errlen, "domain %u: cannot set its TSC mode: %s",
+                 domid, strerror(-rc));
     return rc;
 }
 
@@ -192,15 +325,11 @@ int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
         return -EINVAL;
     }
     rc = ft_op(x, domid, &op, err, errlen);
+    if (enable_error(x, domid, rc, ring_data, "recording", err, errlen))
+        return rc;
     switch (rc) {
     case 0:
         break;
-    case -EDOM:
-        snprintf(err, errlen, "domain %u is unfit for recording: it needs "
-                 "vcpus=1, hap=0, no nested HVM, and RDRAND, RDSEED and TSX "
-                 "hidden where they cannot be intercepted (cpuid=\"host,"
-                 "rdrand=0,rdseed=0,rtm=0,hle=0\")", domid);
-        return rc;
     case -ENODEV:
         snprintf(err, errlen, "domain %u: this host cannot record exactly: "
                  "its CPU has no usable branch counter (AMD, or no "
@@ -210,9 +339,6 @@ int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
     case -EBUSY:
         snprintf(err, errlen, "domain %u: the branch counter is in use: "
                  "boot Xen without vpmu= and with watchdog=0", domid);
-        return rc;
-    case -EEXIST:
-        snprintf(err, errlen, "domain %u: FT is on already", domid);
         return rc;
     default:
         return rc;
@@ -230,13 +356,11 @@ int xlft_xen_ft_enable_replay(struct xlft_xen *x, uint32_t domid,
                                    .ring_data = ring_data };
     int rc = ft_op(x, domid, &op, err, errlen);
 
+    if (enable_error(x, domid, rc, ring_data, "replay", err, errlen))
+        return rc;
     switch (rc) {
     case 0:
         return xlft_xen_ft_status(x, domid, st, err, errlen);
-    case -EDOM:
-        snprintf(err, errlen, "domain %u is unfit for replay: it needs "
-                 "vcpus=1 and hap=0", domid);
-        break;
     case -ENODEV:
         snprintf(err, errlen, "domain %u: this host cannot replay: replay "
                  "needs Intel VT-x with the monitor trap flag and a usable "
@@ -247,9 +371,6 @@ int xlft_xen_ft_enable_replay(struct xlft_xen *x, uint32_t domid,
         snprintf(err, errlen, "domain %u: replay needs the copy paused "
                  "before it ever ran, and the branch counter free (no vpmu= "
                  "and watchdog=0 on Xen's command line)", domid);
-        break;
-    case -EEXIST:
-        snprintf(err, errlen, "domain %u: FT is on already", domid);
         break;
     }
     return rc;

@@ -63,10 +63,13 @@ int xlft_xen_ft_status(struct xlft_xen *x, uint32_t domid,
                        size_t errlen);
 
 /*
- * Start recording into a new ring of 'ring_data' bytes (0: 1 MiB), with
- * 'flags' XLFT_XEN_FT_*.  -EDOM: the guest is unfit (vCPUs, paging,
- * CPUID); -ENODEV: the host cannot count branches or runs apicv;
- * -EBUSY: its counter is taken (vPMU, NMI watchdog); -EEXIST: FT is on.
+ * Start recording into a new ring of 'ring_data' bytes (0: 1 MiB, at
+ * most 64 MiB), with 'flags' XLFT_XEN_FT_*.  -EDOM: the guest is unfit
+ * (vCPUs, paging, CPUID, TSC mode, viridian, passthrough, PV interfaces:
+ * 'err' names the setting when it can tell); -EINVAL: no vCPU yet, or a
+ * bad ring size; -E2BIG: a ring above 64 MiB; -ENODEV: the host cannot
+ * count branches or runs apicv; -EBUSY: its counter is taken (vPMU, NMI
+ * watchdog); -EEXIST: FT is on.
  */
 int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
                               uint32_t ring_data, uint32_t flags,
@@ -81,6 +84,13 @@ int xlft_xen_ft_enable_replay(struct xlft_xen *x, uint32_t domid,
                               uint32_t ring_data,
                               struct xlft_xen_ft_status *st, char *err,
                               size_t errlen);
+/*
+ * Set the TSC mode of 'domid' to always emulate (XEN_DOMCTL_settscinfo),
+ * keeping its TSC's frequency and offset.  -EBUSY: FT is on, and Xen
+ * refuses to change the mode under it.
+ */
+int xlft_xen_set_tsc_emulated(struct xlft_xen *x, uint32_t domid,
+                              char *err, size_t errlen);
 /* Replay what the ring holds, then run live (state becomes "live"). */
 int xlft_xen_ft_go_live(struct xlft_xen *x, uint32_t domid, char *err,
                         size_t errlen);
