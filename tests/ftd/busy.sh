@@ -18,6 +18,8 @@
 #   - ft-enable g2 to a name from A's hosts file: protected;
 #   - ft-enable g3 while its ftvm is stopped for 1 s: ft-status answers
 #     meanwhile, and g3 is protected once it goes on;
+#   - ft-failover g3 while B's copy of it is stopped for 1 s: g3 is live
+#     on B once its copy goes on;
 #   - all the while g1 stays protected: B never takes it over;
 #   - A's ftd then stops in order (under the sanitizers: no report).
 # The order of events is what is checked, not how long each took; the
@@ -203,6 +205,25 @@ else
     kill -CONT "$g3"
     wait $en
     bad "ft-enable g3, its ftvm stopped: $(cat "$work/en"; xa ft-status g3)"
+fi
+
+# 5c. ft-failover g3 while B's copy of it is stopped (SIGSTOP) for 1 s:
+# B's loop does not wait on the copy to take GOLIVE, so g1's heartbeats
+# go on; g3 is live on B once its copy goes on.
+c3=$(grep -o "guest g3: copy starting under ftvm (pid [0-9]*" \
+     "$work/ftdB.err" | tail -n 1 | grep -o "[0-9]*$")
+if [ -n "$c3" ] && kill -STOP "$c3"; then
+    xa ft-failover g3 >"$work/fo" 2>&1
+    sleep 1             # the fault itself: B's copy stopped 1 s
+    kill -CONT "$c3"
+    if waitfor "secondary g3 .*live at record" "$work/ftdB.err"; then
+        ok "ft-failover g3 while its copy was stopped: $(grep -o \
+'secondary g3 .*live at record [0-9]*' "$work/ftdB.err")"
+    else
+        bad "g3 did not go live on B: $(cat "$work/fo" "$work/ftdB.err")"
+    fi
+else
+    bad "no copy of g3 on B: $(cat "$work/ftdB.err")"
 fi
 
 # 6. Through all of it, g1 stayed protected.

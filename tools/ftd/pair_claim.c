@@ -101,6 +101,36 @@ int claim_start(struct pair *p,
     return 0;
 }
 
+/* Each carried its guest's fate out: settled, as pair_settle says. */
+static void halted(struct pair *p)
+{
+    p->settled = true;
+    pair_end(p, 0, "halted: %s went on with generation %" PRIu64 "; held "
+             "outputs dropped", p->claim->holder, p->gen);
+}
+
+static void unprotected(struct pair *p)
+{
+    pair_end(p, 0, "secondary lost: running unprotected");
+}
+
+static void disabled(struct pair *p)
+{
+    p->settled = true;
+    if (p->lag_warned)
+        pair_throttle(p, 100);
+    /* A switchover it was paused for will not happen now. */
+    if (p->switching)
+        job_start(p, GUEST_UNPAUSE, 0, -1, unprotected, NULL);
+    else
+        unprotected(p);
+}
+
+/*
+ * The claim's outcome is carried out on the job's thread: a guest whose
+ * platform is stopped then holds this pair alone.  The state is set
+ * first, so that a pair that ends meanwhile meets the same fate.
+ */
 static void arbitrated(struct pair *p, int rc, const char *holder,
                        const char *err)
 {
@@ -111,34 +141,15 @@ static void arbitrated(struct pair *p, int rc, const char *holder,
         return;                 /* the tick asks again */
     }
     if (rc == 0) {
-        if (pair_settle(p, GUEST_HALT)) {
-            pair_end(p, -EIO, "lost generation %" PRIu64 " to %s, and the "
-                     "guest did not halt", p->gen, holder);
-            return;
-        }
+        (void)holder;           /* kept in p->claim for halted() */
         p->st = S_HALTED;
-        pair_end(p, 0, "halted: %s went on with "
-                 "generation %" PRIu64 "; held outputs dropped", holder,
-                 p->gen);
+        job_start(p, GUEST_HALT, 0, -1, halted, NULL);
         return;
     }
     if (p->cfg.role == PAIR_PRIMARY) {
         /* The claim is ours for good: what the gate holds may go. */
-        if (pair_settle(p, GUEST_DISABLE)) {
-            pair_end(p, -EIO, "won generation %" PRIu64 " but cannot go "
-                     "on unprotected", p->gen);
-            return;
-        }
-        if (p->lag_warned)
-            pair_throttle(p, 100);
-        /* A switchover it was paused for will not happen now. */
-        if (p->switching && pair_settle(p, GUEST_UNPAUSE)) {
-            pair_end(p, -EIO, "won generation %" PRIu64 " but the guest "
-                     "stays paused", p->gen);
-            return;
-        }
         p->st = S_LIVE;
-        pair_end(p, 0, "secondary lost: running unprotected");
+        job_start(p, GUEST_DISABLE, 0, -1, disabled, NULL);
     } else {
         p->st = S_GOING_LIVE;
         secondary_feed(p);

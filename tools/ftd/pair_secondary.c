@@ -39,6 +39,17 @@ static void went_live(struct pair *p)
              (pair_now_ns() - p->lost_ns) / 1000000);
 }
 
+static void golive_taken(struct pair *p)
+{
+    p->settled = true;          /* its fate: live, once replayed */
+    p->golive_sent = true;
+    if (p->be->went_live)
+        pair_say(p, "going live once the copy has replayed the log up to "
+                 "record %" PRIu64, p->held);
+    else
+        went_live(p);
+}
+
 /* Held records into the replay ring, whole, as far as it has room. */
 void secondary_feed(struct pair *p)
 {
@@ -76,19 +87,10 @@ void secondary_feed(struct pair *p)
         p->fifo_head = 0;
     if (p->fifo_len < p->cfg.buffer_max / 2)
         take_input(p, true);
-    if (p->st == S_GOING_LIVE && !p->fifo_len && !p->golive_sent) {
-        /* All it holds is in the ring: it goes live once replayed. */
-        if (pair_settle(p, GUEST_GOLIVE)) {
-            pair_end(p, -EIO, "cannot go live");
-            return;
-        }
-        p->golive_sent = true;
-        if (p->be->went_live)
-            pair_say(p, "going live once the copy has replayed the log up "
-                     "to record %" PRIu64, p->held);
-        else
-            went_live(p);
-    }
+    /* All it holds is in the ring: it goes live once replayed. */
+    if (p->st == S_GOING_LIVE && !p->fifo_len && !p->golive_sent &&
+        !p->job->running)
+        job_start(p, GUEST_GOLIVE, 0, -1, golive_taken, NULL);
 }
 
 /*
