@@ -87,11 +87,18 @@ ftd_b_stop() {
 guest() {
     ip netns exec "$a" timeout -k 5 300 "$ftvm" serve \
         --control "$work/runA/$1.sock" --guest "$build/guests/$2" \
-        --cmdline hz=100 --console none >/dev/null 2>&1 &
+        --cmdline hz=100 --console none >/dev/null \
+        2>"$work/$1.ftvm.err" &
     until_true 200 "$dom0" "$work/runA/$1.sock" status
 }
 running_a() {
     "$dom0" "$work/runA/$1.sock" status | grep -q "state=running"
+}
+# What the guest's ftvm and A's ftd say, for a failure's message.
+guest_said() {
+    "$dom0" "$work/runA/$1.sock" status 2>&1
+    cat "$work/$1.ftvm.err"
+    tail -n 8 "$work/ftdA.err"
 }
 no_copy_b() { ! "$dom0" "$work/runB/$1.sock" status >/dev/null 2>&1; }
 acked() { st "$1" | sed -n 's/.* acked=\([0-9]*\).*/\1/p'; }
@@ -193,7 +200,7 @@ if until_true 200 sh -c "[ \$('$xlft' --socket '$work/runA/ftd.sock' \
     ok "key replaced on B: vm3 stayed protected; the next connection, \
 with A's old key, refused ($(st vm3 | grep -o 'peer has a different key'))"
 else
-    bad "rolling, B first: $(st vm3)"
+    bad "rolling, B first: $(st vm3; guest_said vm3)"
 fi
 cp -p "$work/B.vm3.key" "$work/A.vm3.key"
 if xa ft-enable vm3 10.73.0.2 >/dev/null &&
@@ -203,7 +210,7 @@ if xa ft-enable vm3 10.73.0.2 >/dev/null &&
     ok "key replaced on A too: vm3 protected with the new key; vm2 \
 protected throughout"
 else
-    bad "rolling, A: $(st vm3; st vm2)"
+    bad "rolling, A: $(st vm3; st vm2; guest_said vm3)"
 fi
 xa ft-disable vm2 >/dev/null
 xa ft-disable vm3 >/dev/null

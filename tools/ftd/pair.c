@@ -428,6 +428,9 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         p->stuck_ns = 0;
     }
     if (p->cfg.role == PAIR_PRIMARY && p->st == S_PROTECTED) {
+        primary_check_ring(p, now);
+        if (p->ended)
+            return;
         primary_watch_end(p, now);
         if (p->ended)
             return;

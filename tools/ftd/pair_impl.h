@@ -126,6 +126,8 @@ struct pair {
     bool peer_replays;          /* the secondary has restored its copy */
     uint64_t rec_ns;            /* when the ring last gave records */
     uint64_t end_ask_ns;        /* when to ask again if the guest ended */
+    uint64_t unsignalled_ns;    /* since when the ring holds records */
+    bool said_unsignalled;
     bool guest_ended;           /* it stopped by itself, as guest_end says */
     bool golive_sent;           /* the copy goes live once it has replayed */
     char guest_end[300];
@@ -172,6 +174,7 @@ void primary_pump(struct pair *p);
 void primary_on_ack(struct pair *p, const struct xlft_ack *a);
 /* Protected: whether the guest has stopped by itself, and then the end. */
 void primary_watch_end(struct pair *p, uint64_t now);
+void primary_check_ring(struct pair *p, uint64_t now);
 
 /* pair_secondary.c */
 void secondary_feed(struct pair *p);

@@ -28,6 +28,7 @@
  * to a guest that has stopped by itself.
  */
 #define QUIET_MS      500
+#define UNSIGNALLED_MS 50
 
 static void hand_over(struct pair *p);
 
@@ -313,6 +314,32 @@ static void end_claimed(struct pair *p, int rc, const char *holder,
     }
     pair_end(p, 0, "%s; the pair ended with it at record %" PRIu64,
              p->guest_end, p->sent);
+}
+
+/*
+ * The guest signals the records the pump waits for (ABI.md, "Empty"):
+ * records that lie in the ring a while with the pump idle were not
+ * signalled, or their signal was not seen.  They are taken on the tick,
+ * and that is said once: a lost signal costs latency, not the pair.
+ */
+void primary_check_ring(struct pair *p, uint64_t now)
+{
+    if (p->batch_len || ft_ring_avail(p->ring) <= 0) {
+        p->unsignalled_ns = 0;
+        return;
+    }
+    if (!p->unsignalled_ns) {
+        p->unsignalled_ns = now;
+        return;
+    }
+    if (now - p->unsignalled_ns < UNSIGNALLED_MS * 1000000ull)
+        return;
+    if (!p->said_unsignalled)
+        pair_say(p, "records lay in the ring %u ms with no signal seen "
+                 "from the guest: taken on the tick", UNSIGNALLED_MS);
+    p->said_unsignalled = true;
+    p->unsignalled_ns = 0;
+    primary_pump(p);
 }
 
 /*
