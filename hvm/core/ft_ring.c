@@ -154,6 +154,15 @@ int ft_ring_avail(struct ft_ring *r)
     return (int)(prod - r->cons);
 }
 
+int ft_ring_unread(const struct ft_ring *r)
+{
+    uint32_t prod = ft_load_acquire(&r->hdr->prod);
+
+    if ( prod - r->cons > r->size )
+        return FT_EPROTO;
+    return (int)(prod - r->cons);
+}
+
 void ft_ring_peek(const struct ft_ring *r, uint32_t off, void *dst,
                   uint32_t len)
 {

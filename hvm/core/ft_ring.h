@@ -117,8 +117,18 @@ bool ft_ring_consumer_waiting(struct ft_ring *r);
 
 /* Consumer. */
 
-/* Bytes published and not consumed, or FT_EPROTO. */
+/*
+ * Bytes published and not consumed, or FT_EPROTO.  A consumer that finds
+ * some is awake and no longer asks to be woken (the flag is cleared): it
+ * is to take them now.
+ */
 int ft_ring_avail(struct ft_ring *r);
+
+/*
+ * The same count for a consumer that only looks: the wait it asked for
+ * stands, so that the producer's signal for those bytes still comes.
+ */
+int ft_ring_unread(const struct ft_ring *r);
 
 /* Copy 'len' published bytes starting 'off' bytes past the consumer. */
 void ft_ring_peek(const struct ft_ring *r, uint32_t off, void *dst,

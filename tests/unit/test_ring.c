@@ -89,6 +89,7 @@ static void test_empty(void)
     uint32_t nrec;
     bool notify;
     struct ft_point pt = { 1, 2, 3 };
+    int unread;
 
     pair_new(&p, FT_RING_MIN_DATA);
     ASSERT_RC(ft_ring_avail(&p.peer), 0);
@@ -106,6 +107,18 @@ static void test_empty(void)
     ASSERT_RC(ft_ring_read_records(&p.peer, buf, FT_LOG_REC_MAX, &nrec,
                                    &notify), 4);
     CU_ASSERT_EQUAL(nrec, 1);
+    CU_ASSERT(!(ft_ring_flags(&p.peer) & FT_RING_F_WAITING));
+    /*
+     * A consumer that only looks while it waits keeps its wake-up: the
+     * producer, checking after its publish, still signals.
+     */
+    ASSERT_RC(ft_ring_wait(&p.peer), FT_EAGAIN);
+    ASSERT_RC(ft_record_nmi(&p.rec, &pt), FT_OK);
+    unread = ft_ring_unread(&p.peer);
+    CU_ASSERT(unread > 0);
+    CU_ASSERT(ft_ring_consumer_waiting(&p.own));
+    ASSERT_RC(ft_ring_read_records(&p.peer, buf, FT_LOG_REC_MAX, &nrec,
+                                   &notify), unread);
     CU_ASSERT(!(ft_ring_flags(&p.peer) & FT_RING_F_WAITING));
     /* Records that arrive between "empty" and "wait" are not missed. */
     ASSERT_RC(ft_record_nmi(&p.rec, &pt), FT_OK);

@@ -228,7 +228,7 @@ void primary_on_ack(struct pair *p, const struct xlft_ack *a)
         p->be->ring_notify(p->vm);
     }
     if (p->switching && !p->batch_len && p->acked == p->sent &&
-        ft_ring_avail(p->ring) == 0) {
+        ft_ring_unread(p->ring) == 0) {
         hand_over(p);
         return;
     }
@@ -254,7 +254,7 @@ void primary_on_ack(struct pair *p, const struct xlft_ack *a)
 static void flush_log(struct pair *p)
 {
     primary_pump(p);
-    if (p->batch_len || ft_ring_avail(p->ring) > 0)
+    if (p->batch_len || ft_ring_unread(p->ring) > 0)
         pair_say(p, "%u bytes of log could not be queued before the end",
                  p->batch_len);
 }
@@ -324,7 +324,7 @@ static void end_claimed(struct pair *p, int rc, const char *holder,
  */
 void primary_check_ring(struct pair *p, uint64_t now)
 {
-    if (p->batch_len || ft_ring_avail(p->ring) <= 0) {
+    if (p->batch_len || ft_ring_unread(p->ring) <= 0) {
         p->unsignalled_ns = 0;
         return;
     }
@@ -362,7 +362,7 @@ void primary_watch_end(struct pair *p, uint64_t now)
     if (p->guest_gone)
         primary_pump(p);
     if (p->switching || p->disabling || p->batch_len ||
-        ft_ring_avail(p->ring) > 0)
+        ft_ring_unread(p->ring) > 0)
         return;
     if (p->guest_gone) {
         pair_end(p, -EPIPE, "the guest is gone (its platform closed its "
@@ -479,7 +479,7 @@ int pair_failover(struct pair *p, char *why, size_t len)
         return rc;
     p->switching = true;
     primary_pump(p);
-    if (!p->batch_len && ft_ring_avail(p->ring) == 0 &&
+    if (!p->batch_len && ft_ring_unread(p->ring) == 0 &&
         p->acked == p->sent)
         hand_over(p);
     return 0;
