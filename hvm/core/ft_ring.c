@@ -139,21 +139,6 @@ bool ft_ring_consumer_waiting(struct ft_ring *r)
     return ft_load_relaxed(&r->hdr->flags) & FT_RING_F_WAITING;
 }
 
-int ft_ring_avail(struct ft_ring *r)
-{
-    uint32_t prod = ft_load_acquire(&r->hdr->prod);
-
-    if ( prod - r->cons > r->size )
-        return FT_EPROTO;
-    /* Woken (or not yet asleep): records are here, stop asking for them. */
-    if ( prod != r->cons && r->waiting )
-    {
-        ft_flag_clear(&r->hdr->flags, r->waiting);
-        r->waiting = 0;
-    }
-    return (int)(prod - r->cons);
-}
-
 int ft_ring_unread(const struct ft_ring *r)
 {
     uint32_t prod = ft_load_acquire(&r->hdr->prod);
@@ -161,6 +146,19 @@ int ft_ring_unread(const struct ft_ring *r)
     if ( prod - r->cons > r->size )
         return FT_EPROTO;
     return (int)(prod - r->cons);
+}
+
+int ft_ring_avail(struct ft_ring *r)
+{
+    int avail = ft_ring_unread(r);
+
+    /* Woken (or not yet asleep): records are here, stop asking for them. */
+    if ( avail > 0 && r->waiting )
+    {
+        ft_flag_clear(&r->hdr->flags, r->waiting);
+        r->waiting = 0;
+    }
+    return avail;
 }
 
 void ft_ring_peek(const struct ft_ring *r, uint32_t off, void *dst,

@@ -127,17 +127,28 @@ static void ftvm_why_stopped(struct guest *g, char *why, size_t len)
     snprintf(why, len, "%s", rep.st.why);
 }
 
+/*
+ * STATUS asked in passing (never waited on): 0 with its reply in 'rep',
+ * -EAGAIN until it has come, or another error, 'why' saying it.
+ */
+static int ask_status(struct guest *g, struct xlft_ftvm_rep *rep,
+                      char *why, size_t len)
+{
+    int rc = xlft_ftvm_ask(g->vm, XLFT_FTVM_OP_STATUS, rep);
+
+    if (rc && rc != -EAGAIN)
+        snprintf(why, len, "%s", rep->msg);
+    return rc;
+}
+
 static int ftvm_ended(struct guest *g, char *why, size_t len)
 {
     struct xlft_ftvm_rep rep;
-    int rc = xlft_ftvm_ask(g->vm, XLFT_FTVM_OP_STATUS, &rep);
+    int rc = ask_status(g, &rep, why, len);
 
-    if (rc == -EAGAIN)
+    /* Only a connection gone is a guest gone; other errors tell nothing. */
+    if (rc == -EAGAIN || rc == -ECONNRESET || rc == -EPIPE)
         return rc;
-    if (rc == -ECONNRESET || rc == -EPIPE) {
-        snprintf(why, len, "%s", rep.msg);
-        return rc;
-    }
     if (rc || rep.st.state != XLFT_FTVM_ST_ENDED)
         return 0;
     snprintf(why, len, "guest %s has stopped by itself: %s", g->sock,
@@ -148,14 +159,10 @@ static int ftvm_ended(struct guest *g, char *why, size_t len)
 static int ftvm_went_live(struct guest *g, char *why, size_t len)
 {
     struct xlft_ftvm_rep rep;
-    int rc = xlft_ftvm_ask(g->vm, XLFT_FTVM_OP_STATUS, &rep);
+    int rc = ask_status(g, &rep, why, len);
 
-    if (rc == -EAGAIN)
+    if (rc)
         return rc;
-    if (rc) {
-        snprintf(why, len, "%s", rep.msg);
-        return rc;
-    }
     if (rep.st.state == XLFT_FTVM_ST_FAILED) {
         snprintf(why, len, "%s", rep.st.why);
         return -EIO;

@@ -248,21 +248,19 @@ static void on_gone(evutil_socket_t fd, short what, void *arg)
     (void)what;
     event_del(p->gone_ev);      /* it stays closed */
     p->guest_gone = true;
+    snprintf(p->guest_end, sizeof(p->guest_end), "its platform closed its "
+             "control connection");
     if (p->cfg.role == PAIR_PRIMARY && p->st == S_PROTECTED)
         primary_watch_end(p, pair_now_ns());
     else if (p->cfg.role == PAIR_PRIMARY)
-        pair_end(p, -EPIPE, "the guest is gone (its platform closed its "
-                 "control connection) while %s", p->st == S_SYNC ?
-                 "its copy was made: no secondary holds it" :
-                 "its peer was lost: the guest is lost");
-    else if (p->st == S_ARBITRATING || p->st == S_GOING_LIVE)
-        pair_end(p, -EPIPE, "the copy is gone (its platform closed its "
-                 "control connection) after the primary was lost: the "
-                 "guest is lost");
+        pair_end(p, -EPIPE, "the guest is gone (%s) while %s", p->guest_end,
+                 p->st == S_SYNC ? "its copy was made: no secondary holds "
+                 "it" : "its peer was lost: the guest is lost");
     else
-        pair_end(p, -EPIPE, "the copy is gone (its platform closed its "
-                 "control connection): the guest runs on its primary, "
-                 "unprotected");
+        pair_end(p, -EPIPE, "the copy is gone (%s)%s", p->guest_end,
+                 p->st == S_ARBITRATING || p->st == S_GOING_LIVE ?
+                 " after the primary was lost: the guest is lost" :
+                 ": the guest runs on its primary, unprotected");
 }
 
 /* Watched where the event loop can see a close alone (epoll). */

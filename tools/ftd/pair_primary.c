@@ -365,9 +365,9 @@ void primary_watch_end(struct pair *p, uint64_t now)
         ft_ring_unread(p->ring) > 0)
         return;
     if (p->guest_gone) {
-        pair_end(p, -EPIPE, "the guest is gone (its platform closed its "
-                 "control connection): the secondary takes over with the "
-                 "log up to record %" PRIu64, p->sent);
+        pair_end(p, -EPIPE, "the guest is gone (%s): the secondary takes "
+                 "over with the log up to record %" PRIu64, p->guest_end,
+                 p->sent);
         return;
     }
     if (!p->be->ended)
@@ -381,10 +381,9 @@ void primary_watch_end(struct pair *p, uint64_t now)
             return;
         p->end_ask_ns = now + QUIET_MS * 1000000ull;
         if (rc < 0) {
-            /* All it recorded has been sent: the secondary goes on. */
-            pair_end(p, rc, "the guest is gone (%s): the secondary takes "
-                     "over with the log up to record %" PRIu64,
-                     p->guest_end, p->sent);
+            /* As if its connection had closed; the ring is drained. */
+            p->guest_gone = true;
+            primary_watch_end(p, now);
             return;
         }
         if (rc == 0)
