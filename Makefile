@@ -32,7 +32,8 @@ TOOL_STD    := -std=gnu11
 WARN        := -Wall -Wextra -Werror
 
 # The layers, one way: hvm/core <- tools/libxlft <- hvm/ftvm, tools/ftd,
-# tools/xl-ft, tools/ftlog (README, Layout).  Each directory is given the
+# tools/xl-ft, tools/ftlog, and hvm/devices (which needs none) <- hvm/ftvm
+# (README, Layout).  Each directory is given the
 # headers of the layers below it and nothing else, so that a wrong
 # include fails to compile (make check-layers tries).  The compiler
 # searches a source's own directory first, which gives each its own
@@ -46,15 +47,17 @@ CORE_EXPORT_DIR := $(BUILD)/include/ftcore
 CORE_EXPORTED := $(CORE_EXPORT_DIR)/.stamp
 XLFT_PUBLIC := -Itools/libxlft/include
 INC_tools/libxlft := -I$(CORE_EXPORT_DIR) $(XLFT_PUBLIC)
-# ftvm is a hypervisor, as Xen is: all of hvm/core.
-INC_hvm/ftvm  := -Ihvm/core $(XLFT_PUBLIC)
+# ftvm is a hypervisor, as Xen is: all of hvm/core; and the device core.
+INC_hvm/ftvm  := -Ihvm/core -Ihvm/devices $(XLFT_PUBLIC)
+INC_hvm/devices :=
 INC_tools/ftd := -I$(CORE_EXPORT_DIR) $(XLFT_PUBLIC)
 INC_tools/xl-ft := $(INC_tools/ftd)
 INC_tools/ftlog := $(INC_tools/ftd)
 # Tests may use anything.
-INC_tests := -Itests/lib -Ihvm/core -Ihvm/ftvm $(XLFT_PUBLIC) \
+INC_tests := -Itests/lib -Ihvm/core -Ihvm/devices -Ihvm/ftvm $(XLFT_PUBLIC) \
              -Itools/libxlft -Itools/ftd
-LAYERS := hvm/core tools/libxlft hvm/ftvm tools/ftd tools/xl-ft tools/ftlog
+LAYERS := hvm/core tools/libxlft hvm/devices hvm/ftvm tools/ftd tools/xl-ft \
+          tools/ftlog
 # $(call inc,SOURCE): the include flags of SOURCE's layer (none for
 # hvm/core, or a directory not named here).
 inc = $(if $(filter tests/%,$(1)),$(INC_tests),\
@@ -69,7 +72,8 @@ XLFT_XEN_SRC := tools/libxlft/xen_config.c tools/libxlft/xen_copy.c \
 XLFT_SRC := $(filter-out $(XLFT_XEN_SRC),$(XLFT_SRC))
 XEN_LIBS := -lxenlight -lxentoollog -lxenstore -lxencall \
             -lxenforeignmemory -lxenevtchn
-FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c))
+VIO_SRC  := $(sort $(wildcard hvm/devices/*.c))
+FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c)) $(VIO_SRC)
 FTLOG_SRC := tools/ftlog/ftlog.c
 FTD_SRC  := $(sort $(wildcard tools/ftd/*.c))
 GUESTS   := idle cpu disk netrx nettx kvstore
@@ -192,7 +196,7 @@ GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -nostdlib \
                 -fno-pic -fno-pie -fno-stack-protector -mgeneral-regs-only \
                 -fno-asynchronous-unwind-tables -Ihvm/guests -Ihvm/ftvm
 GUEST_RT := $(BUILD)/obj/guests/rt/setup.o $(BUILD)/obj/guests/rt/start.o \
-            $(BUILD)/obj/guests/rt/rt.o
+            $(patsubst %,$(BUILD)/obj/guests/rt/%.o,rt virtio vnet vblk)
 $(BUILD)/obj/guests/rt/%.o: hvm/guests/rt/%.S
 	@mkdir -p $(@D)
 	$(CC) -m32 -c $< -o $@
@@ -230,7 +234,8 @@ $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 
 # The unit tests also take ftvm's device models and ftd's decoders that
 # stand alone.
-UNIT_FTVM := hvm/ftvm/pic.c tools/ftd/sync_hdr.c tools/ftd/pair_meter.c
+UNIT_FTVM := hvm/ftvm/pic.c tools/ftd/sync_hdr.c tools/ftd/pair_meter.c \
+             $(VIO_SRC)
 $(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ) \
                            $(UNIT_FTVM:%.c=$(BUILD)/obj/rel/%.o)
 	@mkdir -p $(@D)

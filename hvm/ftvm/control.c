@@ -296,8 +296,7 @@ void ftvm_go_live(struct ftvm *vm)
     vm->went_live = true;
     /* The guest's TSC goes on from the last value it saw. */
     vm->tsc_base = __builtin_ia32_rdtsc() - vm->tsc_last;
-    disk_reissue(vm);
-    nic_go_live(vm);
+    ftvm_devices_go_live(vm);
     ftvm_notify(vm);
 }
 

@@ -19,6 +19,7 @@
 #include "ft_replayer.h"
 #include "ft_ring.h"
 #include "ftvm_devices.h"
+#include "vio.h"
 #include "xlft_ftvm_ctl.h"
 #include "xlft_gate.h"
 #include "xlft_logfile.h"
@@ -60,31 +61,34 @@ struct pit {
     bool armed;                 /* a divisor has been written */
 };
 
-/* The block device (disk.c, DEVICES.md). */
-#define DISK_QUEUE      256
+/* Local APIC: what a guest needs to take and acknowledge MSI vectors. */
+struct lapic {
+    uint32_t irr[8], isr[8];    /* a bit per vector */
+    uint32_t tpr, svr;
+};
 
-struct disk_done {
-    uint32_t slot, status, addr, len;
-    uint8_t *data;              /* read data, len bytes */
+/* The disk's host side (blk.c): a file behind the virtio-blk function. */
+#define BLK_QUEUE       256
+
+struct blk_done {
+    struct vio_blk_req req;     /* as taken (its data pointer unused) */
+    uint32_t status;
+    uint8_t *data;              /* IN: what was read */
 };
 
 struct disk {
     int fd;                     /* host file: primary only, -1 if none */
     uint64_t sectors;
-    uint32_t ring, size, ctrl;  /* as the guest programmed them */
-    uint32_t next;              /* requests taken so far */
-    struct disk_done done[DISK_QUEUE];  /* primary: done, not delivered */
+    struct blk_done done[BLK_QUEUE];    /* primary: done, not delivered */
     unsigned int pending;
 };
 
-/* The network card (nic.c, DEVICES.md). */
+/* The network's host side (net.c): a tap device or a UDP socket. */
 #define NIC_RECENT      1024
 struct nic {
     int fd;                     /* host side: primary only, -1 if none */
     bool tap;                   /* fd is a tap device, not a UDP socket */
     struct sockaddr_in peer;
-    uint32_t rx_ring, rx_size, tx_ring, tx_size, ctrl;
-    uint32_t tx_next;           /* frames taken for transmission */
     void *recent[NIC_RECENT];   /* secondary: frames sent lately */
     unsigned int nrecent;
     uint32_t recent_bytes;
@@ -120,6 +124,9 @@ struct ftvm {
     struct pic pic[2];
     struct pit pit;
     struct uart uart;
+    struct lapic lapic;
+    struct vio_bus *pci;        /* virtio-net and virtio-blk (devices.c) */
+    bool in_completion;         /* a device writes guest RAM as input */
     struct disk disk;
     struct nic nic;
     FILE *console;              /* guest serial output, or NULL */
@@ -247,20 +254,40 @@ void ftvm_gate_end(struct ftvm *vm);
 size_t ftvm_gate_discard(struct ftvm *vm, size_t *bytes);
 void ftvm_gate_pump(struct ftvm *vm);
 
-/* disk.c */
+/* lapic.c */
+void lapic_reset(struct lapic *l);
+uint32_t lapic_read(struct ftvm *vm, uint32_t off);
+void lapic_write(struct ftvm *vm, uint32_t off, uint32_t val);
+void lapic_raise(struct ftvm *vm, uint8_t vector);
+int lapic_pending(struct ftvm *vm);
+void lapic_ack_vector(struct ftvm *vm, uint8_t vector);
+
+/* irq.c: the PICs and the local APIC, as the CPU sees them */
+bool ftvm_pic_vector(const struct ftvm *vm, uint8_t vector);
+int ftvm_irq_pending(struct ftvm *vm);
+void ftvm_irq_ack(struct ftvm *vm, uint8_t vector);
+
+/* devices.c: the PCI bus and the MMIO behind it */
+extern const uint8_t ftvm_mac[6];       /* the guest's NIC */
+int ftvm_devices_init(struct ftvm *vm);
+void ftvm_devices_free(struct ftvm *vm);
+uint64_t ftvm_mmio_read(struct ftvm *vm, uint64_t gpa, unsigned int size);
+void ftvm_mmio_write(struct ftvm *vm, uint64_t gpa, unsigned int size,
+                     uint64_t val);
+int ftvm_devices_complete(struct ftvm *vm);
+void ftvm_devices_go_live(struct ftvm *vm);
+
+/* blk.c */
 int disk_open(struct ftvm *vm, const char *path);
 void disk_close(struct ftvm *vm);
-uint32_t disk_read(struct ftvm *vm, uint32_t reg);
-void disk_write(struct ftvm *vm, uint32_t reg, uint32_t val);
-int disk_complete(struct ftvm *vm);
+void disk_submit(struct ftvm *vm, const struct vio_blk_req *req);
 void disk_perform(struct ftvm *vm, const void *req, size_t len);
-void disk_reissue(struct ftvm *vm);
+int disk_complete(struct ftvm *vm);
 
-/* nic.c */
+/* net.c */
 int nic_open(struct ftvm *vm, const char *spec);
 void nic_close(struct ftvm *vm);
-uint32_t nic_read(struct ftvm *vm, uint32_t reg);
-void nic_write(struct ftvm *vm, uint32_t reg, uint32_t val);
+void nic_transmit(struct ftvm *vm, const void *frame, uint32_t len);
 int nic_receive(struct ftvm *vm);
 bool nic_can_receive(struct ftvm *vm);
 void nic_send(struct ftvm *vm, const void *frame, size_t len);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * io.c - the guest's port I/O: the PICs, the PIT, the 16550 console and,
- * for every other port, what an empty ISA bus answers.  Reads and writes
+ * io.c - the guest's port I/O: the PICs, the PIT, the 16550 console,
+ * PCI configuration (devices.c) and, for every other port, what an
+ * empty ISA bus answers.  Reads and writes
  * reach the device models on the primary and the secondary alike (their
  * side effects are part of the replayed state); which value a read
  * returns is decided by the caller: the device's on the primary, the
@@ -128,11 +129,14 @@ static void write8(struct ftvm *vm, uint16_t port, uint8_t val)
     }
 }
 
-/* Wider accesses are byte accesses to consecutive ports, as on ISA. */
+/* Wider accesses are byte accesses to consecutive ports, as on ISA;
+ * PCI configuration mechanism 1 takes them whole. */
 uint32_t ftvm_io_read(struct ftvm *vm, uint16_t port, int size)
 {
     uint32_t v = 0;
 
+    if (vio_pio_claims(port))
+        return vio_pio_read(vm->pci, port, (unsigned int)size);
     for (int i = 0; i < size; i++)
         v |= (uint32_t)read8(vm, (uint16_t)(port + i)) << (8 * i);
     return v;
@@ -140,6 +144,10 @@ uint32_t ftvm_io_read(struct ftvm *vm, uint16_t port, int size)
 
 void ftvm_io_write(struct ftvm *vm, uint16_t port, int size, uint32_t val)
 {
+    if (vio_pio_claims(port)) {
+        vio_pio_write(vm->pci, port, (unsigned int)size, val);
+        return;
+    }
     for (int i = 0; i < size; i++)
         write8(vm, (uint16_t)(port + i), (uint8_t)(val >> (8 * i)));
 }

@@ -78,11 +78,11 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
 
     /* Device input enters memory where its interrupt can be taken. */
     if ((ftvm_reg(vm, UC_X86_REG_EFLAGS) & EFL_IF) && !ftvm_in_shadow(vm) &&
-        ((vm->disk.pending && disk_complete(vm)) || nic_receive(vm)))
+        ftvm_devices_complete(vm))
         return STEP_FAIL;
 
     vm->watch_if = false;
-    v = pic_pending(vm);
+    v = ftvm_irq_pending(vm);
     if (v >= 0) {
         struct ft_log_rec r = { .pt = ftvm_point(vm) };
 
@@ -91,7 +91,7 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
             r.u.intr.vector = (uint8_t)v;
             if (!record_ok(vm, &r))
                 return STEP_FAIL;
-            pic_ack(vm);
+            ftvm_irq_ack(vm, (uint8_t)v);
             if (ftvm_deliver(vm, (uint8_t)v))
                 return STEP_FAIL;
         } else {
@@ -187,7 +187,7 @@ static enum step replay_async(struct ftvm *vm)
     }
     switch (ev.kind) {
     case FT_K_EXTINT:
-        pic_ack_vector(vm, ev.u.intr.vector);
+        ftvm_irq_ack(vm, ev.u.intr.vector);
         return ftvm_deliver(vm, ev.u.intr.vector) ? STEP_FAIL : STEP_GO;
     case FT_K_NMI:
         return ftvm_deliver(vm, 2) ? STEP_FAIL : STEP_GO;

@@ -21,7 +21,7 @@
 #include "ftvm.h"
 
 #define SNAP_MAGIC      "XFTVMSNP"
-#define SNAP_VERSION    1u
+#define SNAP_VERSION    2u     /* 2: PCI devices and a local APIC */
 
 static const int regs[] = {
     UC_X86_REG_EAX, UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
@@ -35,14 +35,36 @@ static const int segs[] = {
 
 #define NREG (sizeof(regs) / sizeof(regs[0]))
 #define NSEG (sizeof(segs) / sizeof(segs[0]))
-#define NMAX 80                 /* values held: more than state() uses */
+#define NMAX 512                /* values held: more than state() uses */
+
+struct fields {
+    uint64_t *v;
+    unsigned int n;
+    bool load;
+};
+
+/* The device core's fields, after ftvm's own (vio_visit). */
+static void field(void *ctx, const char *name, uint64_t *val, bool host)
+{
+    struct fields *f = ctx;
+
+    (void)name;
+    (void)host;
+    if (f->n < NMAX && f->load)
+        *val = f->v[f->n];
+    else if (f->n < NMAX)
+        f->v[f->n] = *val;
+    f->n++;
+}
 
 /*
  * Everything but RAM, in one fixed order, as u64 values: into 'v', or
- * from it with 'load'.  Returns how many.
+ * from it with 'load'.  Returns how many, or -1 if the values name
+ * other PCI functions than this ftvm has.
  */
-static unsigned int state(struct ftvm *vm, uint64_t *v, bool load)
+static int state(struct ftvm *vm, uint64_t *v, bool load)
 {
+    struct fields fs;
     uc_x86_mmr gdtr = { 0 }, idtr = { 0 };
     unsigned int n = NREG + NSEG;
 
@@ -94,17 +116,17 @@ static unsigned int state(struct ftvm *vm, uint64_t *v, bool load)
     F(vm->uart.scr);
     F(vm->uart.dll);
     F(vm->uart.dlm);
-    F(vm->disk.ring);
-    F(vm->disk.size);
-    F(vm->disk.ctrl);
-    F(vm->disk.next);
-    F(vm->nic.rx_ring);
-    F(vm->nic.rx_size);
-    F(vm->nic.tx_ring);
-    F(vm->nic.tx_size);
-    F(vm->nic.ctrl);
-    F(vm->nic.tx_next);
+    for (int i = 0; i < 8; i++) {
+        F(vm->lapic.irr[i]);
+        F(vm->lapic.isr[i]);
+    }
+    F(vm->lapic.tpr);
+    F(vm->lapic.svr);
 #undef F
+    fs = (struct fields){ v, n, load };
+    if (vio_visit(vm->pci, field, &fs, load) || fs.n >= NMAX)
+        return -1;
+    n = fs.n;
     /* The guest's TSC goes on from where it was, not from the host's. */
     if (!load)
         v[n] = ftvm_guest_tsc(vm);
@@ -160,8 +182,7 @@ static int save(struct ftvm *vm, FILE *f, const char *name)
 {
     uint8_t head[16];
     uint64_t v[NMAX], h;
-    unsigned int n;
-    int rc = 0;
+    int n, rc = 0;
 
     if (vm->disk.pending) {
         snprintf(vm->why, sizeof(vm->why), "cannot snapshot with disk "
@@ -180,7 +201,7 @@ static int save(struct ftvm *vm, FILE *f, const char *name)
         goto out;
     }
     if (fwrite(head, 1, sizeof(head), f) != sizeof(head) ||
-        fwrite(v, sizeof(v[0]), n, f) != n ||
+        fwrite(v, sizeof(v[0]), n, f) != (size_t)n ||
         fwrite(vm->ram, 1, vm->ram_size, f) != vm->ram_size ||
         fwrite(&h, sizeof(h), 1, f) != 1 || fflush(f)) {
         snprintf(vm->why, sizeof(vm->why), "cannot write snapshot %s: %s",
@@ -239,8 +260,7 @@ static int restore(struct ftvm *vm, FILE *f, const char *name)
     uint64_t v[NMAX], h, want;
     uint32_t version, mib;
     const char *bad;
-    unsigned int n;
-    int rc = -EBADMSG;
+    int n, rc = -EBADMSG;
 
     if (fread(head, 1, sizeof(head), f) != sizeof(head) ||
         memcmp(head, SNAP_MAGIC, 8)) {
@@ -261,7 +281,7 @@ static int restore(struct ftvm *vm, FILE *f, const char *name)
         goto out;
     }
     n = state(vm, v, false);            /* how many this build holds */
-    if (fread(v, sizeof(v[0]), n, f) != n ||
+    if (fread(v, sizeof(v[0]), n, f) != (size_t)n ||
         fread(vm->ram, 1, vm->ram_size, f) != vm->ram_size ||
         fread(&want, sizeof(want), 1, f) != 1 || fgetc(f) != EOF) {
         snprintf(vm->why, sizeof(vm->why), "%s: snapshot cut short or too "
@@ -283,7 +303,11 @@ static int restore(struct ftvm *vm, FILE *f, const char *name)
                  bad);
         goto out;
     }
-    state(vm, v, true);
+    if (state(vm, v, true) < 0) {
+        snprintf(vm->why, sizeof(vm->why), "%s: a snapshot of other PCI "
+                 "functions than this ftvm's", name);
+        goto out;
+    }
     uc_ctl_remove_cache(vm->uc, 0, vm->ram_size);
     rc = 0;
 out:

@@ -333,50 +333,47 @@ static bool hook_invalid(uc_engine *uc, void *opaque)
 }
 
 /* MMIO: device registers; reads are inputs like port reads. */
-static uint64_t mmio_read(struct ftvm *vm, uint64_t base, uint64_t off,
-                          unsigned size, uint32_t v)
+static uint64_t mmio_input(struct ftvm *vm, uint64_t gpa, unsigned size,
+                           uint64_t v)
 {
     struct ft_log_rec r = { .kind = FT_K_MMIO };
 
-    r.u.mmio.gpa = base + off;
+    r.u.mmio.gpa = gpa;
     r.u.mmio.size = (uint8_t)size;
-    r.u.mmio.value = size >= 4 ? v : (v >> (8 * (off & 3))) &
-                                     ((1u << (8 * size)) - 1);
+    r.u.mmio.value = v;
     if (!ftvm_input(vm, &r))
         return 0;
     return r.u.mmio.value;
 }
 
-static uint64_t disk_mmio_read(uc_engine *uc, uint64_t off, unsigned size,
-                               void *opaque)
+static uint64_t hole_read(uc_engine *uc, uint64_t off, unsigned size,
+                          void *opaque)
 {
     (void)uc;
-    return mmio_read(opaque, DISK_MMIO, off, size,
-                     disk_read(opaque, (uint32_t)off & ~3u));
+    return mmio_input(opaque, PCI_HOLE + off, size,
+                      ftvm_mmio_read(opaque, PCI_HOLE + off, size));
 }
 
-static void disk_mmio_write(uc_engine *uc, uint64_t off, unsigned size,
-                            uint64_t val, void *opaque)
+static void hole_write(uc_engine *uc, uint64_t off, unsigned size,
+                       uint64_t val, void *opaque)
 {
     (void)uc;
-    if (size == 4 && !(off & 3))
-        disk_write(opaque, (uint32_t)off, (uint32_t)val);
+    ftvm_mmio_write(opaque, PCI_HOLE + off, size, val);
 }
 
-static uint64_t nic_mmio_read(uc_engine *uc, uint64_t off, unsigned size,
-                              void *opaque)
+static uint64_t lapic_mmio_read(uc_engine *uc, uint64_t off, unsigned size,
+                                void *opaque)
 {
     (void)uc;
-    return mmio_read(opaque, NIC_MMIO, off, size,
-                     nic_read(opaque, (uint32_t)off & ~3u));
+    return mmio_input(opaque, LAPIC_BASE + off, size,
+                      ftvm_mmio_read(opaque, LAPIC_BASE + off, size));
 }
 
-static void nic_mmio_write(uc_engine *uc, uint64_t off, unsigned size,
-                           uint64_t val, void *opaque)
+static void lapic_mmio_write(uc_engine *uc, uint64_t off, unsigned size,
+                             uint64_t val, void *opaque)
 {
     (void)uc;
-    if (size == 4 && !(off & 3))
-        nic_write(opaque, (uint32_t)off, (uint32_t)val);
+    ftvm_mmio_write(opaque, LAPIC_BASE + off, size, val);
 }
 
 static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
@@ -452,8 +449,12 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
     vm->stop_at = UINT64_MAX;
     vm->ram_size = ram_mib << 20;
     vm->ram = aligned_alloc(4096, vm->ram_size);
-    if (!vm->ram)
+    if (!vm->ram || ftvm_devices_init(vm)) {
+        free(vm->ram);
+        vm->ram = NULL;
+        snprintf(vm->why, sizeof(vm->why), "out of memory");
         return -ENOMEM;
+    }
     memset(vm->ram, 0, vm->ram_size);
     e = uc_open(UC_ARCH_X86, UC_MODE_32, &vm->uc);
     if (e) {
@@ -477,11 +478,11 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
     if (!e)
         e = uc_hook_add(vm->uc, &h, UC_HOOK_INTR, hook_intr, vm, 1, 0);
     if (!e)
-        e = uc_mmio_map(vm->uc, DISK_MMIO, 4096, disk_mmio_read, vm,
-                        disk_mmio_write, vm);
+        e = uc_mmio_map(vm->uc, PCI_HOLE, PCI_HOLE_END - PCI_HOLE,
+                        hole_read, vm, hole_write, vm);
     if (!e)
-        e = uc_mmio_map(vm->uc, NIC_MMIO, 4096, nic_mmio_read, vm,
-                        nic_mmio_write, vm);
+        e = uc_mmio_map(vm->uc, LAPIC_BASE, 4096, lapic_mmio_read, vm,
+                        lapic_mmio_write, vm);
     if (e) {
         snprintf(vm->why, sizeof(vm->why), "unicorn: %s", uc_strerror(e));
         ftvm_destroy(vm);
@@ -509,6 +510,7 @@ void ftvm_destroy(struct ftvm *vm)
     ftvm_timer_stop(vm);
     disk_close(vm);
     nic_close(vm);
+    ftvm_devices_free(vm);
     if (vm->uc)
         uc_close(vm->uc);
     vm->uc = NULL;
@@ -522,6 +524,14 @@ void ftvm_destroy(struct ftvm *vm)
 }
 
 /* Registers, RAM, device state (not the input latches: IRR, PIT latch). */
+/* The devices' shared state goes into the hash; the host's does not. */
+static void hash_field(void *ctx, const char *name, uint64_t *val, bool host)
+{
+    (void)name;
+    if (!host)
+        XXH3_64bits_update(ctx, val, sizeof(*val));
+}
+
 uint64_t ftvm_state_hash(struct ftvm *vm)
 {
     static const int regs[] = {
@@ -532,7 +542,7 @@ uint64_t ftvm_state_hash(struct ftvm *vm)
         UC_X86_REG_CR0,
     };
     XXH3_state_t *st = XXH3_createState();
-    uint64_t h, dev[24];
+    uint64_t h, dev[32];
     uc_x86_mmr gdtr, idtr;
     unsigned int n = 0;
 
@@ -567,15 +577,14 @@ uint64_t ftvm_state_hash(struct ftvm *vm)
                (uint64_t)vm->pit.read_hi << 33 |
                (uint64_t)vm->pit.latched << 34 |
                (uint64_t)vm->pit.armed << 35;
-    dev[n++] = vm->disk.ring | (uint64_t)vm->disk.size << 32;
-    dev[n++] = vm->disk.ctrl | (uint64_t)vm->disk.next << 32;
-    dev[n++] = vm->nic.rx_ring | (uint64_t)vm->nic.rx_size << 32;
-    dev[n++] = vm->nic.tx_ring | (uint64_t)vm->nic.tx_size << 32;
-    dev[n++] = vm->nic.ctrl | (uint64_t)vm->nic.tx_next << 32;
+    for (int i = 0; i < 8; i++)
+        dev[n++] = vm->lapic.isr[i];
+    dev[n++] = vm->lapic.tpr | (uint64_t)vm->lapic.svr << 32;
     dev[n++] = (uint64_t)vm->uart.ier | (uint64_t)vm->uart.lcr << 8 |
                (uint64_t)vm->uart.mcr << 16 | (uint64_t)vm->uart.scr << 24 |
                (uint64_t)vm->uart.dll << 32 | (uint64_t)vm->uart.dlm << 40;
     XXH3_64bits_update(st, dev, n * sizeof(dev[0]));
+    vio_visit(vm->pci, hash_field, st, false);
     XXH3_64bits_update(st, vm->ram, vm->ram_size);
     h = XXH3_64bits_digest(st);
     XXH3_freeState(st);

@@ -11,7 +11,8 @@
  * Each stored key is also logged on the console as "kv: put <key>".
  *   ip=A.B.C.D          the guest's address (default 10.77.0.2)
  */
-#include "rt/nic.h"
+#include "rt/vblk.h"
+#include "rt/vnet.h"
 
 #define KV_PORT     7777
 #define KEYS        512
@@ -23,27 +24,13 @@ struct entry {
     bool used;
 };
 
-struct dslot {
-    uint32_t op, sector, count, addr, status, pad[3];
-};
-
 static struct entry table[KEYS];
 static uint32_t entries;
-static struct nic_ring rx, tx;
-static uint8_t rxbuf[NIC_SLOTS][NIC_BUF], txbuf[NIC_SLOTS][NIC_BUF];
-static struct {
-    volatile uint32_t avail, used;
-    struct dslot s[4];
-} dring __attribute__((aligned(16)));
 static uint8_t sector_buf[512];
-static uint32_t disk_sectors, disk_next;
+static uint64_t disk_sectors;
+static uint32_t disk_next;
 static uint8_t mac[6];
 static uint32_t my_ip;          /* network byte order, as on the wire */
-
-static void on_irq(struct rt_frame *f)
-{
-    (void)f;
-}
 
 static uint16_t be16(const uint8_t *p)
 {
@@ -94,44 +81,25 @@ static uint32_t parse_ip(const char *cmdline)
            (uint32_t)b[3] << 24;
 }
 
-/* Send 'len' bytes of frame: waits only while the ring is full. */
-static void send_frame(const uint8_t *f, uint32_t len)
+/* Send 'len' bytes of frame, padded to Ethernet's least. */
+static void send_frame(uint8_t *f, uint32_t len)
 {
-    while (tx.avail - tx.used == NIC_SLOTS) {
-        sti_hlt();
-        cli();
-    }
-    memcpy(txbuf[tx.avail % NIC_SLOTS], f, len);
-    tx.s[tx.avail % NIC_SLOTS].addr = (uint32_t)txbuf[tx.avail % NIC_SLOTS];
-    tx.s[tx.avail % NIC_SLOTS].len = len < 60 ? 60 : len;
-    tx.avail++;
-    nic_w(NIC_TX_KICK, tx.avail);
+    for (; len < 60; len++)
+        f[len] = 0;
+    vnet_tx(f, len);
 }
 
 /* Write one sector and wait for the disk to say it is done. */
 static bool persist(const char *key, const char *val)
 {
-    struct dslot *s = &dring.s[dring.avail % 4];
-    uint32_t want = dring.avail + 1;
-
     if (!disk_sectors)
         return true;
     memset(sector_buf, 0, sizeof(sector_buf));
     memcpy(sector_buf, "KV", 2);
     memcpy(sector_buf + 4, key, KEY_MAX);
     memcpy(sector_buf + 4 + KEY_MAX, val, VAL_MAX);
-    s->op = DISK_OP_WRITE;
-    s->sector = disk_next++ % disk_sectors;
-    s->count = 1;
-    s->addr = (uint32_t)sector_buf;
-    s->status = 0xffffffffu;
-    dring.avail = want;
-    *(volatile uint32_t *)(DISK_MMIO + DISK_KICK) = want;
-    while (dring.used != want) {
-        sti_hlt();
-        cli();
-    }
-    return s->status == 0;
+    return vblk_rw(VBLK_OUT, disk_next++ % (uint32_t)disk_sectors,
+                   sector_buf, 1) == 0;
 }
 
 static uint32_t word(const char *p, uint32_t n, char *out, uint32_t max)
@@ -245,7 +213,7 @@ static void reply(uint8_t *f, uint32_t ip_len)
 
 static void handle(uint8_t *f, uint32_t len)
 {
-    static uint8_t out[NIC_BUF];
+    static uint8_t out[VNET_FRAME];
     uint8_t *ip = f + 14;
 
     if (len < 42)
@@ -295,44 +263,26 @@ static void handle(uint8_t *f, uint32_t len)
 
 void guest_main(const char *cmdline)
 {
-    uint32_t lo, hi, seen = 0;
-
     my_ip = parse_ip(cmdline);
     irq_set(IRQ_TIMER, NULL);
     pit_set_hz(100);
-    if (nic_r(NIC_ID) != NIC_ID_VALUE) {
-        puts_uart("kv: no network card\n");
+    if (vnet_start(mac, "kv")) {
         for (;;)
             sti_hlt();
     }
-    lo = nic_r(NIC_MAC_LO);
-    hi = nic_r(NIC_MAC_HI);
-    memcpy(mac, &lo, 4);
-    memcpy(mac + 4, &hi, 2);
-    if (*(volatile uint32_t *)(DISK_MMIO + DISK_ID) == DISK_ID_VALUE) {
-        disk_sectors = *(volatile uint32_t *)(DISK_MMIO + DISK_SECTORS);
-        *(volatile uint32_t *)(DISK_MMIO + DISK_RING) = (uint32_t)&dring;
-        *(volatile uint32_t *)(DISK_MMIO + DISK_SIZE) = 4;
-        *(volatile uint32_t *)(DISK_MMIO + DISK_CTRL) = 1;
-        irq_set(DISK_IRQ, on_irq);
-    }
-    irq_set(NIC_IRQ, on_irq);
-    nic_w(NIC_TX_RING, (uint32_t)&tx);
-    nic_w(NIC_TX_SIZE, NIC_SLOTS);
-    nic_rx_start(&rx, rxbuf);
+    if (vblk_start(&disk_sectors, "kv") || disk_sectors > 0xffffffffu)
+        disk_sectors = 0;
     puts_uart("kv: serving UDP port 7777");
     puts_uart(disk_sectors ? ", writes on disk\n" : ", no disk\n");
     for (;;) {
-        while (seen == rx.used) {
+        uint8_t *f;
+        uint32_t len;
+
+        while (!vnet_rx(&f, &len)) {
             sti_hlt();
             cli();
         }
-        for (; seen != rx.used; seen++) {
-            struct nic_slot *s = &rx.s[seen % NIC_SLOTS];
-
-            handle((uint8_t *)s->addr, s->done);
-            rx.avail++;
-        }
-        nic_w(NIC_RX_KICK, rx.avail);
+        handle(f, len);
+        vnet_rx_done();
     }
 }

@@ -22,6 +22,7 @@ int main(void)
     register_replay_tests();
     register_logfile_tests();
     register_pic_tests();
+    register_virtio_tests();
     register_arbiter_tests();
     register_arbiter_etcd_tests();
     register_gate_tests();

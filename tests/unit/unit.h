@@ -20,6 +20,7 @@ void register_stress_tests(void);
 void register_replay_tests(void);
 void register_logfile_tests(void);
 void register_pic_tests(void);
+void register_virtio_tests(void);
 void register_arbiter_tests(void);
 void register_gate_tests(void);
 void register_liveness_tests(void);

@@ -3,7 +3,9 @@
  * rt.c - console, i8259 PIC, i8254 PIT, IDT and command line for xenft
  * guests.
  */
+#include "ftvm_devices.h"
 #include "rt.h"
+#include "virtio.h"
 
 #define UART        0x3f8
 #define UART_LSR    (UART + 5)
@@ -26,6 +28,9 @@ struct idt_gate {
 
 static struct idt_gate idt[256] __attribute__((aligned(8)));
 static rt_irq_fn irq_fns[16];
+#define MSI_FIRST   0x40
+#define MSI_COUNT   32
+static rt_irq_fn msi_fns[MSI_COUNT];
 extern char rt_vectors[];
 
 void *memset(void *s, int c, size_t n)
@@ -150,10 +155,22 @@ void pit_set_hz(uint32_t hz)
     outb(PIT_CH0, (uint8_t)(div >> 8));
 }
 
+void msi_set(uint8_t vector, rt_irq_fn fn)
+{
+    if (vector >= MSI_FIRST && vector < MSI_FIRST + MSI_COUNT)
+        msi_fns[vector - MSI_FIRST] = fn;
+}
+
 void rt_interrupt(struct rt_frame *f)
 {
     unsigned int irq = f->vector - IRQ_BASE;
 
+    if (f->vector >= MSI_FIRST && f->vector < MSI_FIRST + MSI_COUNT) {
+        if (msi_fns[f->vector - MSI_FIRST])
+            msi_fns[f->vector - MSI_FIRST](f);
+        *(volatile uint32_t *)(LAPIC_BASE + LAPIC_EOI) = 0;
+        return;
+    }
     if (f->vector < IRQ_BASE || irq >= 16) {
         puts_uart("guest: exception ");
         put_dec(f->vector);

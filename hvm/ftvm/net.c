@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * nic.c - a network card with receive and transmit rings in guest memory
- * (layout: DEVICES.md), backed on the host by a tap device or by a UDP
- * socket on loopback, each datagram one Ethernet frame.
+ * net.c - the network behind the virtio-net function: a tap device or
+ * a UDP socket on loopback, each datagram one Ethernet frame.
  *
  * Received frames wait in the host socket; one enters guest memory only
- * at a point where the interrupt can be taken, as DMA records (frame,
- * length, used index), so the secondary gets it from the log at the same
- * point.  A transmitted frame is an output at the guest's kick; the card
- * then marks it sent in guest memory at once, on both sides alike (a
- * datagram that the host fails to send is lost, as on a wire).  The card
- * keeps no state that depends on the host.
+ * at a point where the interrupt can be taken, as DMA records, so the
+ * copy gets it from the log at the same point.  A transmitted frame is
+ * an output at the guest's notify (the device core gives it back to
+ * the guest there, on both sides alike); a datagram that the host fails
+ * to send is lost, as on a wire.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,17 +25,7 @@
 
 #include "ftvm.h"
 
-#define SLOT_SIZE   16u
-#define RING_HDR    8u
-#define FRAME_MAX   2048u
-
-static void put32(struct ftvm *vm, uint32_t gpa, uint32_t v)
-{
-    if (gpa <= vm->ram_size - 4) {
-        memcpy(vm->ram + gpa, &v, 4);
-        uc_ctl_remove_cache(vm->uc, gpa, gpa + 4);
-    }
-}
+#define FRAME_MAX   VIO_NET_FRAME_MAX
 
 /* "tap:NAME": a tap device of that name, created if need be. */
 static int open_tap(struct ftvm *vm, const char *name)
@@ -160,37 +148,6 @@ void nic_close(struct ftvm *vm)
     vm->nic.fd = -1;
 }
 
-uint32_t nic_read(struct ftvm *vm, uint32_t reg)
-{
-    struct nic *n = &vm->nic;
-
-    switch (reg) {
-    case NIC_ID:
-        return NIC_ID_VALUE;
-    case NIC_MAC_LO:
-        return 0x12005452u;         /* 52:54:00:12:... */
-    case NIC_MAC_HI:
-        return 0x5634u;             /* ...:34:56 */
-    case NIC_RX_RING:
-        return n->rx_ring;
-    case NIC_RX_SIZE:
-        return n->rx_size;
-    case NIC_TX_RING:
-        return n->tx_ring;
-    case NIC_TX_SIZE:
-        return n->tx_size;
-    case NIC_CTRL:
-        return n->ctrl;
-    default:
-        return 0;
-    }
-}
-
-static bool ring_ok(struct ftvm *vm, uint32_t ring, uint32_t size)
-{
-    return size && ring <= vm->ram_size - RING_HDR - size * SLOT_SIZE;
-}
-
 /* A frame leaves for the host's network; a lost one is the network's. */
 void nic_send(struct ftvm *vm, const void *frame, size_t len)
 {
@@ -203,127 +160,46 @@ void nic_send(struct ftvm *vm, const void *frame, size_t len)
                       sizeof(n->peer));
 }
 
-/* Transmit what the guest posted: outputs, then marked sent. */
-static void transmit(struct ftvm *vm, uint32_t avail)
+/* A frame the guest sent: an output on both sides, sent by the primary. */
+void nic_transmit(struct ftvm *vm, const void *frame, uint32_t len)
 {
-    struct nic *n = &vm->nic;
+    struct ft_log_rec r = { .kind = FT_K_OUTPUT };
 
-    for (uint32_t k = 0; n->tx_next != avail && k < n->tx_size && !vm->status;
-         k++, n->tx_next++) {
-        uint32_t slot = n->tx_ring + RING_HDR +
-                        (n->tx_next & (n->tx_size - 1)) * SLOT_SIZE;
-        uint32_t addr = ftvm_mem32(vm, slot), len = ftvm_mem32(vm, slot + 4);
-        uint32_t status = 0;
-
-        if (len < 14 || len > FRAME_MAX || addr > vm->ram_size ||
-            len > vm->ram_size - addr) {
-            status = 1;
-        } else {
-            struct ft_log_rec r = { .kind = FT_K_OUTPUT };
-
-            r.u.output.id = ++vm->output_id;
-            if (!ftvm_input(vm, &r))
-                return;
-            if (vm->mode != FTVM_REPLAY && n->fd >= 0)
-                ftvm_output(vm, FTVM_OUT_NET, vm->output_id, vm->ram + addr,
-                            len);
-            else if (vm->attached)
-                keep_recent(vm, vm->ram + addr, len);
-        }
-        put32(vm, slot + 8, status);
-        put32(vm, n->tx_ring + 4, ftvm_mem32(vm, n->tx_ring + 4) + 1);
-        if (vm->mode != FTVM_REPLAY) {
-            pic_raise(vm, NIC_IRQ);
-            __atomic_store_n(&vm->kick, 1, __ATOMIC_RELAXED);
-        }
-    }
-}
-
-void nic_write(struct ftvm *vm, uint32_t reg, uint32_t val)
-{
-    struct nic *n = &vm->nic;
-    bool pow2 = val && val <= 256 && !(val & (val - 1));
-
-    switch (reg) {
-    case NIC_RX_RING:
-        n->rx_ring = val;
-        break;
-    case NIC_RX_SIZE:
-        n->rx_size = pow2 ? val : 0;
-        break;
-    case NIC_TX_RING:
-        n->tx_ring = val;
-        break;
-    case NIC_TX_SIZE:
-        n->tx_size = pow2 ? val : 0;
-        break;
-    case NIC_CTRL:
-        n->ctrl = val & 1;
-        break;
-    case NIC_RX_KICK:
-        /* The guest posted buffers: receiving may resume (primary). */
-        if (vm->mode != FTVM_REPLAY)
-            __atomic_store_n(&vm->kick, 1, __ATOMIC_RELAXED);
-        break;
-    case NIC_TX_KICK:
-        if ((n->ctrl & 1) && ring_ok(vm, n->tx_ring, n->tx_size))
-            transmit(vm, val);
-        break;
-    default:
-        break;
-    }
+    r.u.output.id = ++vm->output_id;
+    if (!ftvm_input(vm, &r))
+        return;
+    if (vm->mode != FTVM_REPLAY && vm->nic.fd >= 0)
+        ftvm_output(vm, FTVM_OUT_NET, vm->output_id, frame, len);
+    else if (vm->mode == FTVM_REPLAY && vm->attached)
+        keep_recent(vm, frame, len);
 }
 
 /* The guest has posted a buffer a frame could go into. */
 bool nic_can_receive(struct ftvm *vm)
 {
-    struct nic *n = &vm->nic;
-
-    return n->fd >= 0 && (n->ctrl & 1) &&
-           ring_ok(vm, n->rx_ring, n->rx_size) &&
-           ftvm_mem32(vm, n->rx_ring) != ftvm_mem32(vm, n->rx_ring + 4);
+    return vm->nic.fd >= 0 && vio_net_can_rx(vm->pci, PCI_SLOT_NET);
 }
 
 /*
- * The primary, at a point where the interrupt can be taken: frames that
- * arrived enter free receive buffers, recorded as DMA, and raise IRQ 10.
+ * The primary, in a completion (devices.c): frames that arrived enter
+ * posted receive buffers, at most a queue's worth at a time.
  */
 int nic_receive(struct ftvm *vm)
 {
     struct nic *n = &vm->nic;
     static uint8_t frame[FRAME_MAX];
-    bool got = false;
 
-    if (n->fd < 0 || !(n->ctrl & 1) || !ring_ok(vm, n->rx_ring, n->rx_size))
-        return 0;
-    for (uint32_t k = 0; k < n->rx_size; k++) {
-        uint32_t avail = ftvm_mem32(vm, n->rx_ring);
-        uint32_t used = ftvm_mem32(vm, n->rx_ring + 4);
-        uint32_t slot = n->rx_ring + RING_HDR +
-                        (used & (n->rx_size - 1)) * SLOT_SIZE;
-        uint32_t addr = ftvm_mem32(vm, slot);
-        uint32_t cap = ftvm_mem32(vm, slot + 4), len;
-        ssize_t got_len;
+    for (unsigned int k = 0; k < VIO_QSIZE_MAX && nic_can_receive(vm) &&
+         !vm->status; k++) {
+        ssize_t got = n->tap ? read(n->fd, frame, sizeof(frame))
+                             : recv(n->fd, frame, sizeof(frame), 0);
 
-        if (used == avail)
-            break;                  /* no buffer posted: frames wait */
-        got_len = n->tap ? read(n->fd, frame, sizeof(frame))
-                         : recv(n->fd, frame, sizeof(frame), 0);
-        if (got_len < 0)
+        if (got < 0)
             break;
-        len = (uint32_t)got_len < cap ? (uint32_t)got_len : cap;
-        if (addr > vm->ram_size || len > vm->ram_size - addr)
-            len = 0;
-        used++;
-        if ((len && ftvm_dma_in(vm, addr, frame, len)) ||
-            ftvm_dma_in(vm, slot + 8, &len, 4) ||
-            ftvm_dma_in(vm, n->rx_ring + 4, &used, 4))
-            return -1;
-        got = true;
+        if (vio_net_rx(vm->pci, PCI_SLOT_NET, frame, (uint32_t)got))
+            break;
     }
-    if (got)
-        pic_raise(vm, NIC_IRQ);
-    return 0;
+    return vm->status ? -1 : 0;
 }
 
 /*
@@ -335,7 +211,6 @@ int nic_receive(struct ftvm *vm)
 void nic_go_live(struct ftvm *vm)
 {
     static uint8_t frame[FRAME_MAX];
-    static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
     uint8_t rarp[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
     struct nic *n = &vm->nic;
 
@@ -349,7 +224,7 @@ void nic_go_live(struct ftvm *vm)
         if (got < 0)
             break;
     }
-    memcpy(rarp + 6, mac, 6);
+    memcpy(rarp + 6, ftvm_mac, 6);
     rarp[12] = 0x80;                /* ethertype RARP */
     rarp[13] = 0x35;
     rarp[15] = 1;                   /* Ethernet */
@@ -357,8 +232,8 @@ void nic_go_live(struct ftvm *vm)
     rarp[18] = 6;
     rarp[19] = 4;
     rarp[21] = 3;                   /* reverse request */
-    memcpy(rarp + 22, mac, 6);
-    memcpy(rarp + 32, mac, 6);
+    memcpy(rarp + 22, ftvm_mac, 6);
+    memcpy(rarp + 32, ftvm_mac, 6);
     for (int k = 0; k < 3; k++)
         nic_send(vm, rarp, sizeof(rarp));
     for (unsigned int i = 0; i < n->nrecent; i++) {

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * irq.c - which interrupt the CPU takes: a local APIC vector (an MSI)
+ * before the PICs' (ExtINT on a PC bypasses the APIC's priorities, and
+ * devices' MSIs are what a guest waits on).  The log holds only the
+ * vector taken, so a vector must say whose it is: the PICs' ranges are
+ * theirs, every other vector the APIC's (devices.c refuses an MSI into
+ * a PIC range).
+ */
+#include "ftvm.h"
+
+bool ftvm_pic_vector(const struct ftvm *vm, uint8_t vector)
+{
+    return (vector & 0xf8) == vm->pic[0].base ||
+           (vector & 0xf8) == vm->pic[1].base;
+}
+
+int ftvm_irq_pending(struct ftvm *vm)
+{
+    int v = lapic_pending(vm);
+
+    return v >= 0 ? v : pic_pending(vm);
+}
+
+void ftvm_irq_ack(struct ftvm *vm, uint8_t vector)
+{
+    if (ftvm_pic_vector(vm, vector))
+        pic_ack_vector(vm, vector);
+    else
+        lapic_ack_vector(vm, vector);
+}
