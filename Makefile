@@ -48,13 +48,13 @@ CORE_EXPORTED := $(CORE_EXPORT_DIR)/.stamp
 XLFT_PUBLIC := -Itools/libxlft/include
 INC_tools/libxlft := -I$(CORE_EXPORT_DIR) $(XLFT_PUBLIC)
 # ftvm is a hypervisor, as Xen is: all of hvm/core; and the device core.
-INC_hvm/ftvm  := -Ihvm/core -Ihvm/devices $(XLFT_PUBLIC)
-INC_hvm/devices :=
+INC_hvm/ftvm  := -Ihvm/core -Ihvm/devices/include $(XLFT_PUBLIC)
+INC_hvm/devices := -Ihvm/devices/include
 INC_tools/ftd := -I$(CORE_EXPORT_DIR) $(XLFT_PUBLIC)
 INC_tools/xl-ft := $(INC_tools/ftd)
 INC_tools/ftlog := $(INC_tools/ftd)
 # Tests may use anything.
-INC_tests := -Itests/lib -Ihvm/core -Ihvm/devices -Ihvm/ftvm $(XLFT_PUBLIC) \
+INC_tests := -Itests/lib -Ihvm/core -Ihvm/devices/include -Ihvm/ftvm $(XLFT_PUBLIC) \
              -Itools/libxlft -Itools/ftd
 LAYERS := hvm/core tools/libxlft hvm/devices hvm/ftvm tools/ftd tools/xl-ft \
           tools/ftlog
@@ -479,6 +479,10 @@ FUZZ_EXTRA_fuzz_ftvm := $(filter-out hvm/ftvm/main.c,$(FTVM_SRC))
 FUZZ_LIBS_fuzz_ftvm := -lunicorn
 $(BUILD)/fuzz/fuzz_ftvm: $(GUESTS:%=$(BUILD)/guests/%.bin) \
                          $(FUZZ_EXTRA_fuzz_ftvm) hvm/ftvm/ftvm.h
+# fuzz_virtio drives the device core as a guest and its host would.
+FUZZ_EXTRA_fuzz_virtio := $(VIO_SRC)
+$(BUILD)/fuzz/fuzz_virtio: $(VIO_SRC) $(wildcard hvm/devices/*.h \
+                                                  hvm/devices/include/*.h)
 # fuzz_snapshot restores the state a peer sends into the same HVM.
 FUZZ_EXTRA_fuzz_snapshot := $(FUZZ_EXTRA_fuzz_ftvm)
 FUZZ_LIBS_fuzz_snapshot := -lunicorn
@@ -496,7 +500,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 # the committed ones are not what it writes.  fuzz_ftvm's seeds are
 # recorded runs, kept as they are.
 GEN_CORPORA := fuzz_log fuzz_logfile fuzz_ctl fuzz_frame fuzz_session \
-               fuzz_live fuzz_sync
+               fuzz_live fuzz_sync fuzz_virtio
 $(BUILD)/mkcorpus: tests/fuzz/mkcorpus.c $(CORE_SRC) $(XLFT_SRC) \
                    tools/ftd/sync_hdr.c \
                    $(wildcard hvm/core/*.h tools/libxlft/include/*.h \

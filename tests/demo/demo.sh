@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # demo.sh BUILD - xenft on the software HVM: a key-value store guest
-# serves a client over its network card while one ftvm (the primary)
+# serves a client over its virtio-net while one ftvm (the primary)
 # records it; another process (the secondary) replays it from the log
 # alone and ends in the same state, holding every key the client had
 # acknowledged; a CPU-bound and an idle guest likewise; a log with one
@@ -54,7 +54,7 @@ die() { printf '\nDEMO FAILED: %s\n' "$*"; exit 1; }
 field() { sed -n "s/^$1=//p" "$2"; }
 
 kvstore() {
-    say "1. A key-value store guest behind a network card and a disk.  The"
+    say "1. A key-value store guest behind virtio-net and virtio-blk.  The"
     echo "   primary runs it on a tap device in a network namespace of its"
     echo "   own; a client writes 50 keys, each acknowledged only once the"
     echo "   guest has written it to its disk.  ftvm records every frame and"

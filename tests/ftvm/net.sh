@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# net.sh BUILD - the network card over UDP on loopback: the netrx guest
+# net.sh BUILD - virtio-net over UDP on loopback: the netrx guest
 # receives frames a sender pushes while ftvm records, the nettx guest
 # sends frames a receiver counts; each run replayed from its log alone
 # must end in the same state with the same console output.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * udpframes - the other end of ftvm's UDP-backed network card, for
+ * udpframes - the other end of ftvm's UDP-backed virtio-net, for
  * tests: each datagram is one Ethernet frame.
  *   udpframes send PORT N SIZE     N frames of SIZE bytes to 127.0.0.1:PORT
  *   udpframes recv PORT N SECONDS  wait for N frames on 127.0.0.1:PORT

@@ -1084,14 +1084,178 @@ static void write_snapshot_seeds(void)
     b[0] = 1;
     memset(b + 1, 0xff, sizeof(b) - 1);
     write_file("fuzz_snapshot", "cpu_ones_values", b, sizeof(b));
-    /* Whole snapshots: a head of 8 MiB and nothing after; version 2. */
+    /* Whole snapshots: a head of 8 MiB and nothing after; version 3. */
     b[0] = 2;
     memcpy(b + 1, "XFTVMSNP", 8);
-    put_le32(b + 9, 1);
+    put_le32(b + 9, 2);
     put_le32(b + 13, 8);
     write_file("fuzz_snapshot", "raw_cut_short", b, 17);
-    put_le32(b + 9, 2);
-    write_file("fuzz_snapshot", "raw_version2", b, 17);
+    put_le32(b + 9, 3);
+    write_file("fuzz_snapshot", "raw_version3", b, 17);
+}
+
+/* --- device core programs (fuzz_virtio.c's steps) ----------------------- */
+
+#define V_NET   0
+#define V_BLK   1
+
+static void v_op(struct buf *b, uint8_t op, uint64_t a, unsigned int na,
+                 uint64_t c, unsigned int nc)
+{
+    uint8_t t[16];
+
+    buf_add(b, &op, 1);
+    put_le64(t, a);
+    put_le64(t + 8, c);
+    buf_add(b, t, na);
+    buf_add(b, t + 8, nc);
+}
+
+/* Write BAR 0 of 'fn': size code 0..3 is 1, 2, 4, 8 bytes. */
+static void v_bar(struct buf *b, unsigned int fn, uint16_t off,
+                  unsigned int szcode, uint64_t val)
+{
+    uint8_t t[13] = { 3, (uint8_t)fn, (uint8_t)off, (uint8_t)(off >> 8),
+                      (uint8_t)szcode };
+
+    put_le64(t + 5, val);
+    buf_add(b, t, sizeof(t));
+}
+
+static void v_cfg(struct buf *b, unsigned int slot, unsigned int reg,
+                  uint32_t val)
+{
+    uint8_t t[7] = { 1, (uint8_t)(reg & 3), 2 };
+
+    v_op(b, 0, 0x80000000u | slot << 11 | (reg & 0xfc), 4, 0, 0);
+    put_le32(t + 3, val);
+    buf_add(b, t, 7);
+}
+
+/* Guest RAM: 'len' bytes at 'at'. */
+static void v_ram(struct buf *b, uint16_t at, const void *p, uint8_t len)
+{
+    uint8_t t[4] = { 5, (uint8_t)at, (uint8_t)(at >> 8), len };
+
+    buf_add(b, t, 4);
+    buf_add(b, p, len);
+}
+
+static void v_desc(struct buf *b, uint16_t table, uint16_t i, uint32_t addr,
+                   uint32_t len, uint16_t flags, uint16_t next)
+{
+    uint8_t d[16] = { 0 };
+
+    put_le32(d, addr);
+    put_le32(d + 8, len);
+    d[12] = (uint8_t)flags;
+    d[14] = (uint8_t)next;
+    v_ram(b, (uint16_t)(table + 16 * i), d, 16);
+}
+
+/* Make chain 'head' available as the n-th (n counts from 0). */
+static void v_post(struct buf *b, uint16_t avail, uint16_t n, uint16_t head)
+{
+    uint8_t e[2] = { (uint8_t)head, 0 }, idx[2] = { (uint8_t)(n + 1), 0 };
+
+    v_ram(b, (uint16_t)(avail + 4 + 2 * (n % 8)), e, 2);
+    v_ram(b, (uint16_t)(avail + 2), idx, 2);
+}
+
+/* virtio 1.0, 3.1.1, with queues at 'base' + 0x400 each. */
+static void v_init(struct buf *b, unsigned int fn, unsigned int nq,
+                   uint16_t base)
+{
+    unsigned int slot = fn + 1;
+
+    v_bar(b, fn, 0x14, 0, 0);
+    v_bar(b, fn, 0x14, 0, 1);
+    v_bar(b, fn, 0x14, 0, 3);
+    v_bar(b, fn, 0x08, 2, 0);
+    v_bar(b, fn, 0x0c, 2, fn == V_NET ? 1u << 5 : 0);
+    v_bar(b, fn, 0x08, 2, 1);
+    v_bar(b, fn, 0x0c, 2, 1);
+    v_bar(b, fn, 0x14, 0, 11);
+    v_bar(b, fn, 0x10, 1, 0);
+    for (unsigned int q = 0; q < nq; q++) {
+        uint16_t at = (uint16_t)(base + 0x400 * q);
+
+        v_bar(b, fn, 0x16, 1, q);
+        v_bar(b, fn, 0x18, 1, 8);
+        v_bar(b, fn, 0x1a, 1, q + 1);
+        v_bar(b, fn, 0x20, 3, at);
+        v_bar(b, fn, 0x28, 3, at + 0x100);
+        v_bar(b, fn, 0x30, 3, at + 0x200);
+        v_bar(b, fn, 0x1c, 1, 1);
+    }
+    for (unsigned int v = 0; v <= nq; v++) {
+        v_bar(b, fn, (uint16_t)(0x800 + 16 * v), 2, 0xfee00000u);
+        v_bar(b, fn, (uint16_t)(0x808 + 16 * v), 2, 0x40 + v);
+        v_bar(b, fn, (uint16_t)(0x80c + 16 * v), 2, 0);
+    }
+    v_cfg(b, slot, 0x98, 0x80000011u);
+    v_bar(b, fn, 0x14, 0, 15);
+}
+
+static void write_virtio_seeds(void)
+{
+    static const uint8_t frame[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                       2, 0, 0, 0, 0, 1, 0x88, 0xb5 };
+    uint8_t hdr[16] = { 1 };            /* OUT, sector 2 */
+    struct buf b = { 0 };
+
+    /* A scan of bus 0 and the sizing of a BAR. */
+    for (unsigned int s = 0; s < 4; s++) {
+        v_op(&b, 0, 0x80000000u | s << 11, 4, 0, 0);
+        v_op(&b, 2, 0, 1, 2, 1);
+    }
+    v_cfg(&b, 1, 0x10, 0xffffffffu);
+    v_op(&b, 2, 0, 1, 2, 1);
+    v_cfg(&b, 1, 0x10, 0xfeb00000u);
+    write_file("fuzz_virtio", "pci_scan", b.p, b.len);
+
+    b.len = 0;
+    v_init(&b, V_NET, 2, 0x1000);
+    v_init(&b, V_BLK, 1, 0x2000);
+    v_op(&b, 9, 0, 0, 0, 0);
+    write_file("fuzz_virtio", "init_both", b.p, b.len);
+
+    /* A frame sent (header and frame in one buffer), one received. */
+    b.len = 0;
+    v_init(&b, V_NET, 2, 0x1000);
+    v_ram(&b, 0x4000 + 12, frame, sizeof(frame));
+    v_desc(&b, 0x1400, 0, 0x4000, 72, 0, 0);
+    v_post(&b, 0x1500, 0, 0);
+    v_bar(&b, V_NET, 0x3004, 1, 1);
+    v_desc(&b, 0x1000, 0, 0x5000, 2060, 2, 0);
+    v_post(&b, 0x1100, 0, 0);
+    v_op(&b, 6, sizeof(frame), 1, 0, 0);
+    buf_add(&b, frame, sizeof(frame));
+    v_op(&b, 8, 0, 0, 0, 0);
+    write_file("fuzz_virtio", "net_tx_rx", b.p, b.len);
+
+    /* A disk write, completed; a read, in flight when the copy goes
+     * live. */
+    b.len = 0;
+    v_init(&b, V_BLK, 1, 0x2000);
+    hdr[8] = 2;
+    v_ram(&b, 0x6000, hdr, 16);
+    v_desc(&b, 0x2000, 0, 0x6000, 16, 1, 1);
+    v_desc(&b, 0x2000, 1, 0x7000, 512, 1, 2);
+    v_desc(&b, 0x2000, 2, 0x6100, 1, 2, 0);
+    v_post(&b, 0x2100, 0, 0);
+    v_bar(&b, V_BLK, 0x3000, 1, 0);
+    v_op(&b, 7, 0, 1, 0, 0);
+    hdr[0] = 0;                         /* IN */
+    v_ram(&b, 0x6000, hdr, 16);
+    v_desc(&b, 0x2000, 1, 0x7000, 512, 3, 2);
+    v_post(&b, 0x2100, 1, 0);
+    v_bar(&b, V_BLK, 0x3000, 1, 0);
+    v_op(&b, 8, 0, 0, 0, 0);
+    v_op(&b, 7, 0, 1, 0, 0);
+    v_op(&b, 9, 0, 0, 0, 0);
+    write_file("fuzz_virtio", "blk_rw", b.p, b.len);
+    free(b.p);
 }
 
 /* The state stream's header: its length first (8 bytes), then it. */
@@ -1141,6 +1305,7 @@ int main(int argc, char **argv)
     make_dir("fuzz_xencfg");
     make_dir("fuzz_sync");
     make_dir("fuzz_snapshot");
+    make_dir("fuzz_virtio");
     write_log_seeds();
     write_logfile_seeds();
     write_ctl_seeds();
@@ -1148,5 +1313,6 @@ int main(int argc, char **argv)
     write_xencfg_seeds();
     write_snapshot_seeds();
     write_sync_seeds();
+    write_virtio_seeds();
     return 0;
 }

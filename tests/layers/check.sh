@@ -3,7 +3,7 @@
 #
 # check.sh "LAYER:CC FLAGS"... - the layers hold (README, Layout):
 # hvm/core <- tools/libxlft <- hvm/ftvm, tools/ftd, tools/xl-ft,
-# tools/ftlog, each directory compiled with the headers of the layers
+# tools/ftlog, and hvm/devices <- hvm/ftvm, each directory compiled with the headers of the layers
 # below it only.  Every probe beside this script names its layer and,
 # if it must fail, the header that layer may not reach ("refused: H").
 # Each is compiled with the compiler and flags the Makefile gives that

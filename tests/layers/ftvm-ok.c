@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ftvm, a hypervisor as Xen is, sees all of hvm/core and libxlft's
- * public headers: the protocol it serves, the output gate, stored logs.
+ * public headers: the protocol it serves, the output gate, stored logs;
+ * and the device core's public header.
  *
  * layer: hvm/ftvm
  */
 #include "ft_recorder.h"
 #include "ft_replayer.h"
 #include "ftvm.h"
+#include "vio.h"
 #include "xlft_ftvm_ctl.h"
 #include "xlft_gate.h"
 
