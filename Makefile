@@ -76,7 +76,7 @@ VIO_SRC  := $(sort $(wildcard hvm/devices/*.c))
 FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c)) $(VIO_SRC)
 FTLOG_SRC := tools/ftlog/ftlog.c
 FTD_SRC  := $(sort $(wildcard tools/ftd/*.c))
-GUESTS   := idle cpu disk netrx nettx kvstore
+GUESTS   := idle cpu disk netrx nettx kvstore vcheck
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
 LIBS     := -lxxhash -lpthread -lcrypto -levent
 
@@ -316,6 +316,7 @@ check-ftvm: all $(BUILD)/tests/udpframes $(BUILD)/tests/ftvm-dom0
 	@$(RUN) ftvm/net sh tests/ftvm/net.sh $(BUILD)
 	@$(RUN) ftvm/snapshot sh tests/ftvm/snapshot.sh $(BUILD)
 	@$(RUN) ftvm/guestend sh tests/ftvm/guestend.sh $(BUILD)
+	@$(RUN) ftvm/virtio sh tests/ftvm/virtio.sh $(BUILD)
 	@$(RUN) ftvm/attached sh tests/ftvm/attached.sh $(BUILD)
 	$(call summary,ftvm)
 
