@@ -17,7 +17,7 @@
 
 #include "ft_base.h"
 
-#define FT_LOG_VERSION      1u
+#define FT_LOG_VERSION      2u  /* 2: DMA into the device state */
 
 /* Record kinds (low 4 bits of the first byte). */
 #define FT_K_EXTINT     0   /* external interrupt: vector */
@@ -39,6 +39,9 @@
 #define FT_K_NONE    0xff
 
 #define FT_DMA_MAX      65536u  /* bytes of one DMA record */
+/* DMA at and above this address is not guest memory but the state of the
+ * hypervisor's devices (FORMAT.md, "Device state"). */
+#define FT_DMA_DEVICE   (1ull << 63)
 #define FT_LOG_HEAD_MAX 64u     /* encoded size of any record but DMA data */
 #define FT_LOG_REC_MAX  (FT_LOG_HEAD_MAX + FT_DMA_MAX)
 

@@ -124,6 +124,7 @@ static int attach(struct ftvm *vm, struct ftvm_ctl *c, uint32_t role)
             goto out;
         }
         vm->mode = FTVM_RECORD;
+        ftvm_devstate_reset(vm);
         r.u.sync.hash = ftvm_state_hash(vm);
         if (ftvm_ft_append(vm, &r)) {
             rc = refuse(&c->rep, -EIO, "%s", vm->why);
@@ -131,6 +132,7 @@ static int attach(struct ftvm *vm, struct ftvm_ctl *c, uint32_t role)
         }
     } else {
         vm->mode = FTVM_REPLAY;
+        ftvm_devstate_reset(vm);
         vm->tsc_last = ftvm_guest_tsc(vm);
     }
 out:

@@ -40,6 +40,7 @@ int ftvm_ft_record(struct ftvm *vm, const char *log)
     if (xlft_logw_open(&vm->logw, log, vm->why, sizeof(vm->why)))
         return FTVM_EXIT_ERROR;
     vm->mode = FTVM_RECORD;
+    ftvm_devstate_reset(vm);
     return 0;
 }
 
@@ -56,6 +57,7 @@ int ftvm_ft_replay(struct ftvm *vm, const char *log)
         return rc == -EBADMSG || rc == -EPROTONOSUPPORT ? FTVM_EXIT_BADLOG
                                                         : FTVM_EXIT_ERROR;
     vm->mode = FTVM_REPLAY;
+    ftvm_devstate_reset(vm);
     return 0;
 }
 

@@ -127,6 +127,7 @@ struct ftvm {
     struct lapic lapic;
     struct vio_bus *pci;        /* virtio-net and virtio-blk (devices.c) */
     bool in_completion;         /* a device writes guest RAM as input */
+    struct devstate *dev;       /* devstate.c */
     struct disk disk;
     struct nic nic;
     FILE *console;              /* guest serial output, or NULL */
@@ -276,6 +277,14 @@ void ftvm_mmio_write(struct ftvm *vm, uint64_t gpa, unsigned int size,
                      uint64_t val);
 int ftvm_devices_complete(struct ftvm *vm);
 void ftvm_devices_go_live(struct ftvm *vm);
+
+/* devstate.c: the devices' fields in the log */
+void ftvm_devstate_reset(struct ftvm *vm);
+void ftvm_devstate_free(struct ftvm *vm);
+int ftvm_devstate_record(struct ftvm *vm);
+int ftvm_devstate_put(struct ftvm *vm, uint64_t off, const uint8_t *data,
+                      uint32_t len);
+int ftvm_devstate_check(struct ftvm *vm, uint32_t len);
 
 /* blk.c */
 int disk_open(struct ftvm *vm, const char *path);

@@ -70,7 +70,7 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
         struct ft_log_rec r = { .kind = FT_K_SYNC, .pt = ftvm_point(vm) };
 
         r.u.sync.hash = ftvm_state_hash(vm);
-        if (!record_ok(vm, &r))
+        if (ftvm_devstate_record(vm) || !record_ok(vm, &r))
             return STEP_FAIL;
         vm->next_sync = now_ns() + vm->sync_ns;
         vm->sync_count = vm->count;
@@ -131,6 +131,8 @@ static int dma_write(void *opaque, uint64_t gpa, const uint8_t *data,
 {
     struct ftvm *vm = opaque;
 
+    if (gpa >= FT_DMA_DEVICE)
+        return ftvm_devstate_put(vm, gpa - FT_DMA_DEVICE, data, len);
     if (gpa > vm->ram_size || len > vm->ram_size - gpa)
         return FT_EINVAL;
     memcpy(vm->ram + gpa, data, len);
@@ -196,6 +198,11 @@ static enum step replay_async(struct ftvm *vm)
     case FT_K_HLT_WAKE:
         vm->halted = false;
         return STEP_GO;
+    case FT_K_DMA:
+        if (ev.u.dma.gpa == FT_DMA_DEVICE &&
+            ftvm_devstate_check(vm, ev.u.dma.len))
+            return STEP_FAIL;
+        return STEP_GO;
     case FT_K_SYNC:
         rc = ft_replay_check_hash(&vm->rp, &ev, ftvm_state_hash(vm));
         if (rc) {
@@ -203,7 +210,7 @@ static enum step replay_async(struct ftvm *vm)
             return STEP_FAIL;
         }
         return STEP_GO;
-    default:                        /* PROGRESS, DMA (already applied) */
+    default:                        /* PROGRESS */
         return STEP_GO;
     }
 }

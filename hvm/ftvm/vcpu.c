@@ -511,6 +511,7 @@ void ftvm_destroy(struct ftvm *vm)
     disk_close(vm);
     nic_close(vm);
     ftvm_devices_free(vm);
+    ftvm_devstate_free(vm);
     if (vm->uc)
         uc_close(vm->uc);
     vm->uc = NULL;

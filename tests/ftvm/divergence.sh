@@ -3,8 +3,9 @@
 #
 # divergence.sh BUILD - a replay that is fed a wrong log must stop with
 # the right exit status and name the record: a flipped TSC value, an
-# interrupt moved by one instruction, a dropped record, a cut log, a
-# damaged byte, another guest command line; and usage errors are 2.
+# interrupt moved by one instruction, a dropped record, a flipped byte
+# of what the disk read, a cut log, a damaged byte, another guest command
+# line; and usage errors are 2.
 # One host, no network: ftvm and ftlog on files in $work.
 set -u
 
@@ -58,6 +59,33 @@ expect "damaged byte" 4 "checksum mismatch\|damaged" -- \
 expect "another command line" 3 "divergence at record 1:" -- \
     "$ftvm" run --guest "$build/guests/idle.bin" --timer-hz 999 \
     --cmdline report=100 --replay "$work/log" --console none
+
+# What virtio-blk read, one bit changed: the guest's memory differs from
+# there, and the copy stops where that first shows (the guest's own
+# check of what it read, or the next state hash), never before it.
+truncate -s 2M "$work/disk"
+dg="--guest $build/guests/disk.bin --cmdline seed=4,every=1000"
+# shellcheck disable=SC2086
+"$ftvm" run $dg --disk "$work/disk" --seconds 0.5 --sync-every 0.05 \
+    --record "$work/dlog" --console none >/dev/null ||
+    { echo "FAIL: cannot record the disk guest"; exit 1; }
+"$ftlog" dump "$work/dlog" >"$work/ddump" || { echo "FAIL: dump"; exit 1; }
+seq=$(awk '/ DMA .* len=4096$/{n++; if (n == 3) { print $1; exit }}' \
+      "$work/ddump")
+sync=$(awk -v s="$seq" '$1 > s && / state sync /{ print $1; exit }' \
+       "$work/ddump")
+"$ftlog" edit "$work/dlog" "$work/e" --seq "$seq" --flip
+# shellcheck disable=SC2086
+"$ftvm" run $dg --replay "$work/e" --console none >/dev/null 2>"$work/de"
+rc=$?
+at=$(sed -n 's/^ftvm: divergence at record \([0-9]*\):.*/\1/p' "$work/de")
+if [ "$rc" = 3 ] && [ -n "$at" ] && [ "$at" -gt "$seq" ] &&
+   [ "$at" -le "$sync" ]; then
+    ok "flipped disk read data (record $seq): caught at record $at"
+else
+    bad "flipped disk read data (record $seq, next hash $sync): exit $rc: \
+$(cat "$work/de")"
+fi
 
 # A primary that fails keeps its log, which then reads as cut short.
 cpu="--guest $build/guests/cpu.bin --timer-hz 1000 --cmdline seed=1,crash=1"

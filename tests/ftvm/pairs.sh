@@ -44,6 +44,13 @@ while [ "$i" -lt "$pairs" ]; do
         rm -f "$work/disk"
         truncate -s $((1 + $(rnd 4)))M "$work/disk"
         disk="--disk $work/disk"
+    elif [ "$pick" = 2 ]; then
+        guest=vcheck                    # powers off by itself
+        run="--seconds 5"
+        args="case=$(rnd 6)"
+        rm -f "$work/disk"
+        truncate -s 1M "$work/disk"
+        disk="--disk $work/disk"
     else
         guest=cpu
         run="--insns $((1000000 + $(rnd 20000000)))"

@@ -8,7 +8,8 @@
 # (DEVICE_NEEDS_RESET, with the reason on ftvm's standard error) or a
 # refused FEATURES_OK, never a crash or a hang; after a reset the device
 # works again.  Every run is recorded and replays to the same
-# instruction count, state hash and console.
+# instruction count, state hash and console.  A device field the primary
+# logged, forged, is named where the copy meets it.
 # One host, no network: ftvm runs on files in $work.
 set -u
 
@@ -81,6 +82,33 @@ check 5 "a reset after DEVICE_NEEDS_RESET: the disk works again" \
 vcheck: loop: status 0x0000004f
 vcheck: after reset: status 0x0000000f
 vcheck: after reset: write 0x00000000" "a descriptor chain loops"
+# A device field as the primary logged it, forged (the last byte of the
+# first device state record, all fields): the copy stops there and names
+# the field, before any state hash could only say that something differs.
+truncate -s 1M "$work/ddisk"
+timeout -k 5 60 "$ftvm" run --guest "$build/guests/disk.bin" \
+    --cmdline every=1000 --disk "$work/ddisk" --seconds 1 --sync-every 0.05 \
+    --record "$work/d.log" --console none >/dev/null 2>"$work/d.err" ||
+    bad "the disk guest: $(cat "$work/d.err")"
+seq=$("$ftlog" dump "$work/d.log" |
+      awk '/ DMA .*gpa=0x8000000000000000 /{ print $1; exit }')
+if [ -z "$seq" ]; then
+    bad "no device state in the log: $("$ftlog" dump "$work/d.log" | head -3)"
+else
+    "$ftlog" edit "$work/d.log" "$work/d.bad" --seq "$seq" --flip
+    timeout -k 5 60 "$ftvm" run --guest "$build/guests/disk.bin" \
+        --cmdline every=1000 --replay "$work/d.bad" --console none \
+        >/dev/null 2>"$work/d.rerr"
+    rc=$?
+    if [ "$rc" = 3 ] && grep -q "divergence at record $seq: device field \
+pci[0-9]*\.[a-z0-9_.]* is 0x[0-9a-f]* here, 0x[0-9a-f]* on the primary" \
+        "$work/d.rerr"; then
+        ok "a forged device field named: $(cat "$work/d.rerr")"
+    else
+        bad "a forged device field: exit $rc: $(cat "$work/d.rerr")"
+    fi
+fi
+
 # The disk holds what case 0 wrote and read back: sector 1.
 if cmp -s -n 512 -i 512:0 "$work/disk0" /dev/zero; then
     bad "the disk write of case 0 never reached the file"

@@ -2,7 +2,7 @@
 /*
  * test_golden.c - frames, a stored log and the copy stream's header and
  * reply written out byte by byte from the documents (WIRE.md, channel
- * version 2; FORMAT.md, log format version 1), not from the code: the
+ * version 2; FORMAT.md, log format version 2), not from the code: the
  * encoders must produce exactly these bytes and the decoders take them.
  * Integers are spelt as the little-endian bytes the documents define;
  * the only thing computed is a stored log's XXH3-64 checksums.
@@ -333,7 +333,7 @@ static void put_le64(uint8_t *p, uint64_t v)
 #define LOG_END   (LOG_BLOCK + 40u + 3u)
 static uint8_t stored[LOG_END + 40] = {
     'X', 'E', 'N', 'F', 'T', 'L', 'O', 'G',   /*  0 magic */
-    1, 0, 0, 0,                         /*  8 log format version 1 */
+    2, 0, 0, 0,                         /*  8 log format version 2 */
     32, 0, 0, 0,                        /* 12 header size */
     0, 0, 0, 0, 0, 0, 0, 0,             /* 16 reserved */
                                         /* 24 checksum of bytes 0-23 */

@@ -10,7 +10,8 @@
  *                                codec state then continues)
  *
  * edit re-encodes the whole log with record N changed: --flip inverts
- * the lowest bit of its value (the vector, TSC, port or MMIO value, ...),
+ * the lowest bit of its value (the vector, TSC, port or MMIO value, ...;
+ * of a DMA record, its last data byte: a device field's top byte),
  * --later moves it one instruction later, --drop leaves it out.  The
  * copy is a well-formed log (its checksums are right), so replaying it
  * tests what replay does with a log that is wrong, not damaged.
@@ -93,7 +94,8 @@ static void flip(struct ft_log_rec *r)
     case FT_K_RAND: r->u.rand.value ^= 1; break;
     case FT_K_SYNC: r->u.sync.hash ^= 1; break;
     case FT_K_OUTPUT: r->u.output.id ^= 1; break;
-    default: r->pt.rcx ^= 1; break;     /* NMI, HLT_WAKE, PROGRESS, DMA */
+    case FT_K_DMA: break;               /* its data, once copied */
+    default: r->pt.rcx ^= 1; break;     /* NMI, HLT_WAKE, PROGRESS */
     }
 }
 
@@ -159,6 +161,8 @@ static int walk(const char *path, struct xlft_logw *w, FILE *raw,
             if (r.kind == FT_K_DMA) {
                 memcpy(out + n, r.u.dma.data, r.u.dma.len);
                 n += (int)r.u.dma.len;
+                if (seq == target && how == FLIP)
+                    out[n - 1] ^= 1;
             }
             ft_codec_advance(&enc, &r);
             if (xlft_logw_append(w, out, (size_t)n, msg, sizeof(msg))) {
