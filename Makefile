@@ -139,6 +139,9 @@ $(CORE_EXPORTED): $(wildcard hvm/core/*.h)
 	mkdir -p $(CORE_EXPORT_DIR)
 	cp -p $(CORE_EXPORT:%=hvm/core/%) $(CORE_EXPORT_DIR)/
 	touch $@
+# The copies are made by the rule above: an object that includes one is
+# judged against the new copy, not the one make saw before it ran.
+$(CORE_EXPORT:%=$(CORE_EXPORT_DIR)/%): $(CORE_EXPORTED) ;
 
 $(BUILD)/lib/libftcore.a: $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
