@@ -54,7 +54,8 @@ INC_tools/ftd := -I$(CORE_EXPORT_DIR) $(XLFT_PUBLIC)
 INC_tools/xl-ft := $(INC_tools/ftd)
 INC_tools/ftlog := $(INC_tools/ftd)
 # Tests may use anything.
-INC_tests := -Itests/lib -Ihvm/core -Ihvm/devices/include -Ihvm/ftvm $(XLFT_PUBLIC) \
+INC_tests := -Itests/lib -Ihvm/core -Ihvm/devices/include -Ihvm/ftvm \
+             $(XLFT_PUBLIC) \
              -Itools/libxlft -Itools/ftd
 LAYERS := hvm/core tools/libxlft hvm/devices hvm/ftvm tools/ftd tools/xl-ft \
           tools/ftlog

@@ -171,8 +171,11 @@ struct vio_bus *vio_bus_new(const struct vio_host *host)
     if (!bus)
         return NULL;
     bus->host = *host;
-    hb = new_fn(bus, 0, VIO_NONE);
+    /* Allocated now, so that no guest access finds memory short. */
+    bus->s = malloc(sizeof(*bus->s));
+    hb = bus->s ? new_fn(bus, 0, VIO_NONE) : NULL;
     if (!hb) {
+        free(bus->s);
         free(bus);
         return NULL;
     }
@@ -190,6 +193,7 @@ void vio_bus_free(struct vio_bus *bus)
         return;
     for (unsigned int i = 0; i < VIO_SLOTS; i++)
         free(bus->fn[i]);
+    free(bus->s);
     free(bus);
 }
 

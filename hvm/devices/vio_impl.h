@@ -73,12 +73,6 @@ struct vio_fn {
     unsigned int warned;        /* bit per kind of warning said */
 };
 
-struct vio_bus {
-    struct vio_host host;
-    uint32_t cf8;
-    struct vio_fn *fn[VIO_SLOTS];
-};
-
 /* A descriptor chain: readable segments first, then writable ones. */
 struct vio_seg {
     uint64_t gpa;
@@ -90,6 +84,22 @@ struct vio_chain {
     unsigned int nr, nw;        /* readable, writable segments */
     uint64_t rlen, wlen;        /* their bytes */
     struct vio_seg seg[VIO_QSIZE_MAX];
+};
+
+/* Scratch space of the device paths, one each: a host's callback may
+ * come back into the core (another device's access) while one is used. */
+struct vio_scratch {
+    struct vio_chain tx, rx, submit, complete;
+    uint8_t frame[VIO_NET_FRAME_MAX];
+    uint8_t rx_buf[VIO_NET_HDR + VIO_NET_FRAME_MAX];
+    uint8_t blk_data[VIO_BLK_MAX];
+};
+
+struct vio_bus {
+    struct vio_host host;
+    uint32_t cf8;
+    struct vio_fn *fn[VIO_SLOTS];
+    struct vio_scratch *s;
 };
 
 /* pci.c */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vio_state.c - the devices' state, field by field (vio_visit), and a
- * copy going live.
+ * vio_state.c - the devices' state, field by field (vio_visit).  What
+ * is loaded comes from a peer: values the device could not have reached
+ * by itself (a queue larger than offered, a vector it lacks) are
+ * refused, since the code trusts them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -38,6 +40,26 @@ static uint64_t field(struct visit *v, uint64_t val, bool host,
     if (load)                                                           \
         (x) = (__typeof__(x))_v;                                        \
 } while (0)
+
+static bool vector_ok(const struct vio_fn *f, uint16_t v)
+{
+    return v < f->nvectors || v == VIO_NO_VECTOR;
+}
+
+/* What a device can reach by guest accesses alone. */
+static int sane(const struct vio_fn *f)
+{
+    if (!vector_ok(f, f->config_vector))
+        return -EINVAL;
+    for (unsigned int i = 0; i < f->nqueues; i++) {
+        const struct vio_queue *q = &f->q[i];
+
+        if (!q->size || q->size > VIO_QSIZE_MAX || (q->size & (q->size - 1))
+            || !vector_ok(f, q->vector) || q->enable > 1)
+            return -EINVAL;
+    }
+    return 0;
+}
 
 static int visit_fn(struct vio_fn *f, vio_field_fn *fn, void *ctx,
                     bool load)
@@ -87,7 +109,7 @@ static int visit_fn(struct vio_fn *f, vio_field_fn *fn, void *ctx,
         F(m->ctrl, false, "pci%u.msix%u.ctrl", s, i);
     }
     F(f->pending, true, "pci%u.msix_pending", s);
-    return 0;
+    return load ? sane(f) : 0;
 }
 
 int vio_visit(struct vio_bus *bus, vio_field_fn *fn, void *ctx, bool load)
@@ -110,20 +132,4 @@ int vio_visit(struct vio_bus *bus, vio_field_fn *fn, void *ctx, bool load)
             return -EINVAL;
     }
     return 0;
-}
-
-void vio_go_live(struct vio_bus *bus)
-{
-    for (unsigned int i = 1; i < VIO_SLOTS; i++) {
-        struct vio_fn *f = bus->fn[i];
-
-        if (!f)
-            continue;
-        if (f->kind == VIO_BLK)
-            vio_blk_resubmit(f);
-        for (unsigned int k = 0; k < f->nqueues; k++) {
-            if (vio_queue_live(f, k))
-                vio_signal(f, f->q[k].vector);
-        }
-    }
 }

@@ -53,6 +53,7 @@ void vio_fn_reset(struct vio_fn *f)
         f->q[i] = (struct vio_queue){ .size = VIO_QSIZE_MAX,
                                       .vector = VIO_NO_VECTOR };
     f->broken = false;
+    f->warned &= ~(1u << 31);           /* a new reason is said again */
     f->epoch++;
 }
 
@@ -273,4 +274,25 @@ void vio_bar_write(struct vio_fn *f, uint32_t off, unsigned int size,
     else if (off >= BAR_NOTIFY && off < BAR_NOTIFY + NOTIFY_MULT * 0x400 &&
              !(off % NOTIFY_MULT))
         notify(f, (off - BAR_NOTIFY) / NOTIFY_MULT);
+}
+
+void vio_go_live(struct vio_bus *bus)
+{
+    for (unsigned int i = 1; i < VIO_SLOTS; i++) {
+        struct vio_fn *f = bus->fn[i];
+
+        if (!f)
+            continue;
+        if (f->kind == VIO_BLK)
+            vio_blk_resubmit(f);
+        /* The primary's interrupts were its host's: none may have been
+         * taken, so each is raised again (a driver looks, finds nothing
+         * new or what it missed). */
+        if (f->broken)
+            vio_signal(f, f->config_vector);
+        for (unsigned int k = 0; k < f->nqueues; k++) {
+            if (vio_queue_live(f, k))
+                vio_signal(f, f->q[k].vector);
+        }
+    }
 }

@@ -13,7 +13,6 @@
  * and a copy going live both find their requests there again, and the
  * device holds nothing the copy lacks.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "vio_impl.h"
@@ -90,8 +89,8 @@ static int submit(struct vio_fn *f, uint16_t n)
 {
     const struct vio_host *h = &f->bus->host;
     struct vio_queue *q = &f->q[0];
-    static struct vio_chain c;
-    static uint8_t *buf;
+    struct vio_chain *c = &f->bus->s->submit;
+    uint8_t *buf = f->bus->s->blk_data;
     struct vio_blk_req r;
     const char *why;
     uint16_t head;
@@ -100,14 +99,12 @@ static int submit(struct vio_fn *f, uint16_t n)
         vio_fail(f, "virtio-blk: a request head is beyond its queue");
         return -1;
     }
-    if (vq_chain(f, q, head, &c, &why) || parse(f, &c, &r, &why)) {
+    if (vq_chain(f, q, head, c, &why) || parse(f, c, &r, &why)) {
         vio_fail(f, why);
         return -1;
     }
     if (r.type == VIO_BLK_T_OUT && r.len) {
-        if (!buf)
-            buf = malloc(VIO_BLK_MAX);
-        if (!buf || vq_gather(f, &c, 16, buf, r.len))
+        if (vq_gather(f, c, 16, buf, r.len))
             r.status = VIO_BLK_S_IOERR;
         r.data = buf;
     }
@@ -142,8 +139,20 @@ void vio_blk_resubmit(struct vio_fn *f)
 
     if (!vio_queue_live(f, 0) || vq_used_idx(f, q, &used))
         return;
+    if ((uint16_t)(q->taken - used) > q->size) {
+        vio_fail(f, "virtio-blk: the used index is beyond what was taken");
+        return;
+    }
     for (uint16_t n = used; n != q->taken && !f->broken; n++)
         submit(f, n);
+}
+
+bool vio_blk_current(const struct vio_bus *bus, unsigned int slot,
+                     const struct vio_blk_req *req)
+{
+    const struct vio_fn *f = slot < VIO_SLOTS ? bus->fn[slot] : NULL;
+
+    return f && f->kind == VIO_BLK && req->epoch == f->epoch;
 }
 
 void vio_blk_complete(struct vio_bus *bus, unsigned int slot,
@@ -151,7 +160,7 @@ void vio_blk_complete(struct vio_bus *bus, unsigned int slot,
                       const void *data)
 {
     struct vio_fn *f = slot < VIO_SLOTS ? bus->fn[slot] : NULL;
-    static struct vio_chain c;
+    struct vio_chain *c = &bus->s->complete;
     struct vio_queue *q;
     uint16_t used, head;
     const char *why;
@@ -164,23 +173,23 @@ void vio_blk_complete(struct vio_bus *bus, unsigned int slot,
     q = &f->q[0];
     if (vq_used_idx(f, q, &used) || used == q->taken ||
         vq_head(f, q, used, &head) || head != req->head ||
-        vq_chain(f, q, head, &c, &why)) {
+        vq_chain(f, q, head, c, &why)) {
         vio_warn(f, 2, "virtio-blk: a request changed in guest RAM while "
                  "in flight; its completion was dropped");
         return;
     }
     if (status == VIO_BLK_S_OK && req->type == VIO_BLK_T_IN && req->len) {
-        if (vq_scatter(f, &c, 0, data, req->len))
+        if (vq_scatter(f, c, 0, data, req->len))
             st = VIO_BLK_S_IOERR;
         else
             put = req->len;
     } else if (status == VIO_BLK_S_OK && req->type == VIO_BLK_T_GET_ID) {
-        put = c.wlen - 1 < sizeof(f->serial) ? (uint32_t)c.wlen - 1
+        put = c->wlen - 1 < sizeof(f->serial) ? (uint32_t)c->wlen - 1
                                              : sizeof(f->serial);
-        if (vq_scatter(f, &c, 0, f->serial, put))
+        if (vq_scatter(f, c, 0, f->serial, put))
             put = 0;
     }
-    if (vq_scatter(f, &c, c.wlen - 1, &st, 1) ||
+    if (vq_scatter(f, c, c->wlen - 1, &st, 1) ||
         vq_put_used(f, q, used, head, put + 1)) {
         vio_warn(f, 3, "virtio-blk: a completion could not be written");
         return;

@@ -31,8 +31,8 @@ static void transmit(struct vio_fn *f)
 {
     const struct vio_host *h = &f->bus->host;
     struct vio_queue *q = &f->q[TXQ];
-    static uint8_t frame[VIO_NET_FRAME_MAX];
-    static struct vio_chain c;
+    uint8_t *frame = f->bus->s->frame;
+    struct vio_chain *c = &f->bus->s->tx;
     uint16_t avail, used;
     const char *why;
 
@@ -52,19 +52,19 @@ static void transmit(struct vio_fn *f)
             vio_fail(f, "a transmit head is beyond its queue");
             return;
         }
-        if (vq_chain(f, q, head, &c, &why)) {
+        if (vq_chain(f, q, head, c, &why)) {
             vio_fail(f, why);
             return;
         }
-        if (c.nw) {
+        if (c->nw) {
             vio_fail(f, "a transmit buffer is device-writable");
             return;
         }
-        len = c.rlen > VIO_NET_HDR ? c.rlen - VIO_NET_HDR : 0;
+        len = c->rlen > VIO_NET_HDR ? c->rlen - VIO_NET_HDR : 0;
         if (len < 14 || len > VIO_NET_FRAME_MAX)
             vio_warn(f, 0, "virtio-net: a transmitted frame shorter than "
                      "14 or longer than 2048 bytes was dropped");
-        else if (!vq_gather(f, &c, VIO_NET_HDR, frame, (uint32_t)len))
+        else if (!vq_gather(f, c, VIO_NET_HDR, frame, (uint32_t)len))
             h->net_tx(h->opaque, frame, (uint32_t)len);
         if (vq_put_used(f, q, used, head, 0)) {
             vio_fail(f, "the transmit used ring is outside RAM");
@@ -101,8 +101,8 @@ int vio_net_rx(struct vio_bus *bus, unsigned int slot, const void *frame,
                uint32_t len)
 {
     struct vio_fn *f = net_fn(bus, slot);
-    static uint8_t buf[VIO_NET_HDR + VIO_NET_FRAME_MAX];
-    static struct vio_chain c;
+    uint8_t *buf;
+    struct vio_chain *c;
     struct vio_queue *q;
     uint16_t used, head;
     const char *why;
@@ -110,13 +110,15 @@ int vio_net_rx(struct vio_bus *bus, unsigned int slot, const void *frame,
 
     if (!f)
         return -EINVAL;
+    buf = bus->s->rx_buf;
+    c = &bus->s->rx;
     if (!vio_net_can_rx(bus, slot))
         return -EAGAIN;
     q = &f->q[RXQ];
     if (vq_used_idx(f, q, &used) || vq_head(f, q, used, &head))
         return -EAGAIN;
-    if (vq_chain(f, q, head, &c, &why) || c.nr ||
-        c.wlen < VIO_NET_HDR + 14) {
+    if (vq_chain(f, q, head, c, &why) || c->nr ||
+        c->wlen < VIO_NET_HDR + 14) {
         vio_warn(f, 1, "virtio-net: a receive buffer that is not "
                  "writable, too small or malformed was given back empty");
     } else {
@@ -124,12 +126,12 @@ int vio_net_rx(struct vio_bus *bus, unsigned int slot, const void *frame,
          * write, so one record when the buffer is one segment. */
         if (len > VIO_NET_FRAME_MAX)
             len = VIO_NET_FRAME_MAX;
-        if (len > c.wlen - VIO_NET_HDR)
-            len = (uint32_t)(c.wlen - VIO_NET_HDR);
+        if (len > c->wlen - VIO_NET_HDR)
+            len = (uint32_t)(c->wlen - VIO_NET_HDR);
         memset(buf, 0, VIO_NET_HDR);
         buf[10] = 1;                    /* num_buffers */
         memcpy(buf + VIO_NET_HDR, frame, len);
-        if (!vq_scatter(f, &c, 0, buf, VIO_NET_HDR + len))
+        if (!vq_scatter(f, c, 0, buf, VIO_NET_HDR + len))
             put = VIO_NET_HDR + len;
     }
     if (vq_put_used(f, q, used, head, put))

@@ -57,28 +57,44 @@ void disk_close(struct ftvm *vm)
 void disk_submit(struct ftvm *vm, const struct vio_blk_req *req)
 {
     struct vio_blk_req q = *req;
-    uint8_t *buf;
+    size_t dlen = q.type == VIO_BLK_T_OUT ? q.len : 0;
+    uint8_t *buf = vm->mode == FTVM_REPLAY ? NULL
+                                           : malloc(sizeof(q) + dlen);
 
+    /* The data is the core's until this returns: copied first. */
+    q.data = NULL;
+    if (buf) {
+        memcpy(buf, &q, sizeof(q));
+        if (dlen)
+            memcpy(buf + sizeof(q), req->data, dlen);
+    } else if (vm->mode != FTVM_REPLAY) {
+        ftvm_fail(vm, FTVM_EXIT_ERROR, "disk: out of memory");
+        return;
+    }
     if (q.type == VIO_BLK_T_OUT && q.status == VIO_BLK_S_OK) {
         struct ft_log_rec r = { .kind = FT_K_OUTPUT };
 
         r.u.output.id = ++vm->output_id;
-        if (!ftvm_input(vm, &r))
+        if (!ftvm_input(vm, &r)) {
+            free(buf);
             return;
+        }
     }
+    /* A copy's completion is in the log; one that went live in the
+     * wait above has no copy of the request yet, and makes one now. */
     if (vm->mode == FTVM_REPLAY)
-        return;                 /* its completion is in the log */
-    q.data = NULL;
-    buf = malloc(sizeof(q) + (q.type == VIO_BLK_T_OUT ? q.len : 0));
-    if (!buf) {
-        ftvm_fail(vm, FTVM_EXIT_ERROR, "disk: out of memory");
         return;
+    if (!buf) {
+        buf = malloc(sizeof(q) + dlen);
+        if (!buf) {
+            ftvm_fail(vm, FTVM_EXIT_ERROR, "disk: out of memory");
+            return;
+        }
+        memcpy(buf, &q, sizeof(q));
+        if (dlen)
+            memcpy(buf + sizeof(q), req->data, dlen);
     }
-    memcpy(buf, &q, sizeof(q));
-    if (q.type == VIO_BLK_T_OUT && q.len)
-        memcpy(buf + sizeof(q), req->data, q.len);
-    ftvm_output(vm, FTVM_OUT_DISK, vm->output_id, buf,
-                sizeof(q) + (q.type == VIO_BLK_T_OUT ? q.len : 0));
+    ftvm_output(vm, FTVM_OUT_DISK, vm->output_id, buf, sizeof(q) + dlen);
     free(buf);
 }
 
@@ -113,10 +129,16 @@ void disk_perform(struct ftvm *vm, const void *buf, size_t buflen)
         free(data);
         data = NULL;
     }
+    if (!vio_blk_current(vm->pci, PCI_SLOT_BLK, &q)) {
+        free(data);             /* reset since: nobody waits for it */
+        return;
+    }
     if (d->pending == BLK_QUEUE) {
         free(data);
         ftvm_fail(vm, FTVM_EXIT_ERROR, "disk: more than %u requests "
-                  "outstanding", BLK_QUEUE);
+                  "done and not yet taken in: the guest's driver moves "
+                  "the used index itself, or keeps interrupts off",
+                  BLK_QUEUE);
         return;
     }
     d->done[d->pending++] = (struct blk_done){ q, status, data };

@@ -298,7 +298,9 @@ void ftvm_go_live(struct ftvm *vm)
     vm->went_live = true;
     /* The guest's TSC goes on from the last value it saw. */
     vm->tsc_base = __builtin_ia32_rdtsc() - vm->tsc_last;
-    ftvm_devices_go_live(vm);
+    /* Possibly inside a device access (a replay that waited for its
+     * input): the devices go live at the next instruction boundary. */
+    vm->devices_going_live = true;
     ftvm_notify(vm);
 }
 

@@ -147,6 +147,22 @@ int ftvm_devstate_put(struct ftvm *vm, uint64_t off, const uint8_t *data,
     return FT_OK;
 }
 
+/* A field of this copy's that is not the primary's, named: -EINVAL. */
+static int differs(struct ftvm *vm, struct devstate *d,
+                   unsigned long long seq)
+{
+    for (unsigned int i = 0; i < d->n; i++) {
+        if (!d->known[i] || d->peer[i] == d->cur[i])
+            continue;
+        ftvm_fail(vm, FTVM_EXIT_DIVERGED, "divergence at record %llu: "
+                  "device field %s is 0x%llx here, 0x%llx on the primary",
+                  seq, name_of(vm, d, i), (unsigned long long)d->cur[i],
+                  (unsigned long long)d->peer[i]);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 /* The copy, at the record's point: its devices against the primary's. */
 int ftvm_devstate_check(struct ftvm *vm, uint32_t len)
 {
@@ -180,14 +196,15 @@ int ftvm_devstate_check(struct ftvm *vm, uint32_t len)
         d->peer[i] = get_le(d->buf + at + 2, 8);
         d->known[i] = true;
     }
-    for (unsigned int i = 0; i < n; i++) {
-        if (!d->known[i] || d->peer[i] == d->cur[i])
-            continue;
-        ftvm_fail(vm, FTVM_EXIT_DIVERGED, "divergence at record %llu: "
-                  "device field %s is 0x%llx here, 0x%llx on the primary",
-                  seq, name_of(vm, d, i), (unsigned long long)d->cur[i],
-                  (unsigned long long)d->peer[i]);
-        return -EINVAL;
-    }
-    return 0;
+    return differs(vm, d, seq);
+}
+
+/* The copy, at a state hash that differs: a device field, if one does. */
+int ftvm_devstate_compare(struct ftvm *vm)
+{
+    struct devstate *d = vm->dev;
+
+    if (!d || gather(vm, d))
+        return 0;
+    return differs(vm, d, (unsigned long long)ft_replay_seq(&vm->rp));
 }

@@ -160,11 +160,14 @@ struct ftvm {
     int ctl_fd;                 /* eventfd: a control request waits */
     struct ftvm_ctl *ctl;       /* control.c */
     struct xlft_gate *gate;     /* output.c: recording for ftd only */
+    uint64_t release_at;        /* the record whose ACK lets an output
+                                   out (UINT64_MAX: none held) */
     bool paused;
     bool ram_loaded;            /* a guest is loaded or restored */
     bool stop;                  /* STOP done: leave the serve loop */
     bool mute;                  /* HALT or a signal: no output leaves */
     bool went_live;             /* a secondary that left replay */
+    bool devices_going_live;    /* theirs is still to do (run.c) */
     uint32_t speed_pct;         /* THROTTLE: percent of full speed */
     uint64_t rest_owed;         /* ns the throttled vCPU still owes */
     uint64_t tsc_last;          /* the TSC the guest saw last */
@@ -260,6 +263,7 @@ void lapic_reset(struct lapic *l);
 uint32_t lapic_read(struct ftvm *vm, uint32_t off);
 void lapic_write(struct ftvm *vm, uint32_t off, uint32_t val);
 void lapic_raise(struct ftvm *vm, uint8_t vector);
+void lapic_drop(struct ftvm *vm, uint8_t vector);
 int lapic_pending(struct ftvm *vm);
 void lapic_ack_vector(struct ftvm *vm, uint8_t vector);
 
@@ -285,6 +289,7 @@ int ftvm_devstate_record(struct ftvm *vm);
 int ftvm_devstate_put(struct ftvm *vm, uint64_t off, const uint8_t *data,
                       uint32_t len);
 int ftvm_devstate_check(struct ftvm *vm, uint32_t len);
+int ftvm_devstate_compare(struct ftvm *vm);
 
 /* blk.c */
 int disk_open(struct ftvm *vm, const char *path);

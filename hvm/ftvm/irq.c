@@ -15,10 +15,17 @@ bool ftvm_pic_vector(const struct ftvm *vm, uint8_t vector)
            (vector & 0xf8) == vm->pic[1].base;
 }
 
+/*
+ * A request the guest's PIC programming has since put in a PIC's range
+ * would be taken as the PIC's and never leave the APIC: it is dropped
+ * (requests are the primary's own, never in the log).
+ */
 int ftvm_irq_pending(struct ftvm *vm)
 {
-    int v = lapic_pending(vm);
+    int v;
 
+    while ((v = lapic_pending(vm)) >= 0 && ftvm_pic_vector(vm, (uint8_t)v))
+        lapic_drop(vm, (uint8_t)v);
     return v >= 0 ? v : pic_pending(vm);
 }
 

@@ -75,6 +75,11 @@ void lapic_raise(struct ftvm *vm, uint8_t vector)
     vm->lapic.irr[vector >> 5] |= 1u << (vector & 31);
 }
 
+void lapic_drop(struct ftvm *vm, uint8_t vector)
+{
+    vm->lapic.irr[vector >> 5] &= ~(1u << (vector & 31));
+}
+
 /* The vector the CPU would take now, or -1. */
 int lapic_pending(struct ftvm *vm)
 {

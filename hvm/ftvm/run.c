@@ -43,6 +43,10 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
     uint64_t due;
     int v;
 
+    if (vm->devices_going_live) {
+        vm->devices_going_live = false;
+        ftvm_devices_go_live(vm);
+    }
     if (!vm->end && halted_for_good(vm))
         ftvm_guest_end(vm, FTVM_END_HLT_CLI);
     if (vm->end)
@@ -205,6 +209,9 @@ static enum step replay_async(struct ftvm *vm)
         return STEP_GO;
     case FT_K_SYNC:
         rc = ft_replay_check_hash(&vm->rp, &ev, ftvm_state_hash(vm));
+        /* A device field that drifted on this side is named. */
+        if (rc && ftvm_devstate_compare(vm))
+            return STEP_FAIL;
         if (rc) {
             ftvm_ft_diverged(vm, rc);
             return STEP_FAIL;

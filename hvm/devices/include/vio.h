@@ -123,6 +123,11 @@ bool vio_net_can_rx(struct vio_bus *bus, unsigned int slot);
 int vio_net_rx(struct vio_bus *bus, unsigned int slot, const void *frame,
                uint32_t len);
 
+/* Whether 'req' was taken since the device's last reset (a completion
+ * of an older one would be dropped). */
+bool vio_blk_current(const struct vio_bus *bus, unsigned int slot,
+                     const struct vio_blk_req *req);
+
 /* The host performed 'req' of the blk function in 'slot': the oldest
  * request in flight (a completion).  'data' holds what an IN read
  * (req->len bytes) when status is VIO_BLK_S_OK.  A completion that
