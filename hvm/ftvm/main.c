@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ftvm.h"
+#include "xlft_trace.h"
 
 static const char usage[] =
     "usage: ftvm run (--guest FILE [--cmdline TEXT] [--timer-hz HZ]\n"
@@ -399,8 +400,10 @@ int main(int argc, char **argv)
 
     if (argc >= 2 && !strcmp(argv[1], "run"))
         return run(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "serve"))
+    if (argc >= 2 && !strcmp(argv[1], "serve")) {
+        xlft_trace_start("ftvm");
         return serve(argc - 1, argv + 1);
+    }
     if (argc == 2 && !strcmp(argv[1], "selftest")) {
         if (ftvm_selftest(msg, sizeof(msg))) {
             fprintf(stderr, "ftvm: %s\n", msg);

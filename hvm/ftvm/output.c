@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ftvm.h"
+#include "xlft_trace.h"
 
 static int emit(void *opaque, uint32_t kind, uint64_t id, const void *data,
                 size_t len)
@@ -58,6 +59,7 @@ void ftvm_gate_end(struct ftvm *vm)
     xlft_gate_open(vm->gate);
     xlft_gate_free(vm->gate);
     vm->gate = NULL;
+    vm->release_at = UINT64_MAX;
 }
 
 /*
@@ -73,6 +75,7 @@ size_t ftvm_gate_discard(struct ftvm *vm, size_t *bytes)
     vm->mute = true;
     xlft_gate_free(vm->gate);
     vm->gate = NULL;
+    vm->release_at = UINT64_MAX;
     return n;
 }
 
@@ -95,6 +98,8 @@ void ftvm_gate_pump(struct ftvm *vm)
         return;
     }
     xlft_gate_release(vm->gate, ack);
+    xlft_trace(XLFT_HOP_RELEASED, ack);
+    vm->release_at = xlft_gate_next_seq(vm->gate);
 }
 
 /*
@@ -136,6 +141,10 @@ void ftvm_output(struct ftvm *vm, enum ftvm_out kind, uint64_t id,
     rc = xlft_gate_hold(vm->gate, seq, kind, id, data, len);
     if (rc == -ENOBUFS)
         rc = hold_stalled(vm, seq, kind, id, data, len);
+    if (!rc) {
+        xlft_trace(XLFT_HOP_HELD, seq);
+        vm->release_at = xlft_gate_next_seq(vm->gate);
+    }
     if (rc && !vm->status)
         ftvm_fail(vm, FTVM_EXIT_ERROR, "output %" PRIu64 " at record %"
                   PRIu64 " cannot be held: %s", id, seq, strerror(-rc));

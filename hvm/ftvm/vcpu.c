@@ -212,9 +212,13 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size,
     const uint8_t *op;
 
     (void)size;
+    /* An acknowledgement that lets a held output out is acted on at
+     * once, not at the next tick: it is what a client waits for. */
     if (vm->count >= vm->stop_at ||
         __atomic_load_n(&vm->kick, __ATOMIC_RELAXED) ||
-        (vm->watch_if && ftvm_can_take(vm))) {
+        (vm->watch_if && ftvm_can_take(vm)) ||
+        (vm->release_at != UINT64_MAX &&
+         ft_ring_ack(&vm->ring) >= vm->release_at)) {
         uc_emu_stop(uc);
         return;
     }
@@ -447,6 +451,7 @@ int ftvm_create(struct ftvm *vm, uint32_t ram_mib)
     vm->disk.fd = -1;
     vm->nic.fd = -1;
     vm->stop_at = UINT64_MAX;
+    vm->release_at = UINT64_MAX;
     vm->ram_size = ram_mib << 20;
     vm->ram = aligned_alloc(4096, vm->ram_size);
     if (!vm->ram || ftvm_devices_init(vm)) {
@@ -524,7 +529,6 @@ void ftvm_destroy(struct ftvm *vm)
     vm->ring_mem = NULL;
 }
 
-/* Registers, RAM, device state (not the input latches: IRR, PIT latch). */
 /* The devices' shared state goes into the hash; the host's does not. */
 static void hash_field(void *ctx, const char *name, uint64_t *val, bool host)
 {
@@ -533,6 +537,7 @@ static void hash_field(void *ctx, const char *name, uint64_t *val, bool host)
         XXH3_64bits_update(ctx, val, sizeof(*val));
 }
 
+/* Registers, RAM, device state (not the input latches: IRR, PIT latch). */
 uint64_t ftvm_state_hash(struct ftvm *vm)
 {
     static const int regs[] = {

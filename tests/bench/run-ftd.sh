@@ -9,7 +9,8 @@
 #    one protected by ftd, each on a host of its own (network namespaces,
 #    client -> veth -> bridge -> tap -> guest); added latency = protected
 #    minus unprotected, at p50 (goal <= RTT + 30 us) and p99 (<= RTT +
-#    200 us), RTT being a bare UDP ping-pong on loopback;
+#    200 us), RTT being a bare UDP ping-pong on loopback; and where the
+#    time goes, hop by hop (tests/bench/hops.sh, XLFT_TRACE);
 #  - failover time, FAILOVER_ROUNDS times (20) for each kind of failure:
 #    every process of the primary host killed (the channel resets), and
 #    the primary host silent (its processes stopped, its link cut: only
@@ -192,9 +193,13 @@ inns "$U" gu "$ftvm" serve --control "$work/u.sock" --console none \
 until_true 200 "$dom0" "$work/u.sock" status ||
     fail "the unprotected guest did not start: $(cat "$work/gu.err")"
 guest_net "$U"
+# The protected pair notes when each hop of an output's way happened.
+mkdir -p "$work/trace"
+export XLFT_TRACE="$work/trace"
 pair 0 --guest "$build/guests/kvstore.bin" --cmdline ip=10.78.0.2 \
     --net tap:kv0 --disk "$work/p.img" ||
     fail "protecting the kvstore guest: $(cat "$work"/*0.err)"
+unset XLFT_TRACE
 ip netns exec "$C" timeout -k 5 120 "$rtt" kv $requests 10.79.0.2 \
     10.78.0.2 >"$work/kvrtt" 2>&1 ||
     fail "the client: $(cat "$work/kvrtt")"
@@ -215,6 +220,9 @@ printf '   %-34s %10s %10s\n' "kvstore guest, protected by ftd" "$pr50" "$pr99"
 printf '   %-34s %10s %10s\n' "added by protection" "$add50" "$add99"
 echo "   goal p50 <= RTT + 30 us = $g50: $(verdict "$add50" "$g50" le)"
 echo "   goal p99 <= RTT + 200 us = $g99: $(verdict "$add99" "$g99" le)"
+echo "   where a held output's time goes (XLFT_TRACE):"
+sh "$here/hops.sh" "$work/trace" "$work/kv" ||
+    fail "no per-hop figures from $work/trace"
 {
     echo "loopback_rtt_us $lo50"
     echo "loopback_rtt_p99_us $lo99"

@@ -31,6 +31,7 @@
 #include "pair.h"
 #include "service.h"
 #include "xlft_crypto.h"
+#include "xlft_trace.h"
 
 static const char usage[] =
     "usage: ftd [--config FILE]     (the service; default /etc/xen/ft.conf)\n"
@@ -157,6 +158,7 @@ static int service(int argc, char **argv)
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
+    xlft_trace_start("ftd");
     base = event_base_new();
     if (!base) {
         fprintf(stderr, "ftd: cannot set up the event loop\n");
@@ -316,6 +318,7 @@ int main(int argc, char **argv)
         return 1;
     }
     cfg.peer = cfg.role == PAIR_PRIMARY ? peer_spec : peer;
+    xlft_trace_start("ftd");
     run.base = event_base_new();
     if (!run.base) {
         fprintf(stderr, "ftd: cannot set up the event loop\n");

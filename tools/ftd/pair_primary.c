@@ -18,6 +18,7 @@
 
 #include "ft_log.h"
 #include "pair_impl.h"
+#include "xlft_trace.h"
 
 #define THROTTLED_PCT 50                /* a primary too far ahead */
 #define SAVE_TRIES    50
@@ -183,6 +184,7 @@ void primary_pump(struct pair *p)
             }
             p->batch_len = (uint32_t)n;
             p->rec_ns = pair_now_ns();
+            xlft_trace(XLFT_HOP_SEEN, p->sent + p->batch_nrec);
         }
         if (p->st == S_ARBITRATING || !p->chan)
             return;             /* held: nobody to send it to */
@@ -205,6 +207,7 @@ void primary_pump(struct pair *p)
             return;
         }
         p->sent += p->batch_nrec;
+        xlft_trace(XLFT_HOP_SENT, p->sent);
         pair_meter_log(&p->meter, p->batch, p->batch_len, p->sent);
         p->batch_len = 0;
         xlft_lag_produced(&p->lag, p->sent, now);
@@ -226,6 +229,7 @@ void primary_on_ack(struct pair *p, const struct xlft_ack *a)
         /* The guest's gate lets out what the secondary now holds. */
         ft_ring_set_ack(p->ring, a->acked);
         p->be->ring_notify(p->vm);
+        xlft_trace(XLFT_HOP_ACKED, a->acked);
     }
     if (p->switching && !p->batch_len && p->acked == p->sent &&
         ft_ring_unread(p->ring) == 0) {

@@ -17,6 +17,7 @@
 
 #include "ft_log.h"
 #include "pair_impl.h"
+#include "xlft_trace.h"
 
 #define GUEST_WAIT_MS 10000             /* a started guest must answer */
 
@@ -279,11 +280,13 @@ void secondary_on_log(struct pair *p, const struct xlft_log *l)
                                  .recv_ns = pair_now_ns() };
     if (a.u.ack.replayed > p->held)
         a.u.ack.replayed = p->held;
+    xlft_trace(XLFT_HOP_RECV, p->held);
     rc = pair_send(p, &a);
     if (rc && rc != -EAGAIN) {
         pair_end(p, rc, "cannot acknowledge: %s", strerror(-rc));
         return;
     }
+    xlft_trace(XLFT_HOP_ACK_SENT, p->held);
     if (p->fifo_len > p->cfg.buffer_max)
         take_input(p, false);
     secondary_feed(p);

@@ -141,6 +141,11 @@ size_t xlft_gate_held(const struct xlft_gate *g)
     return g->count;
 }
 
+uint64_t xlft_gate_next_seq(const struct xlft_gate *g)
+{
+    return g->head ? g->head->seq : UINT64_MAX;
+}
+
 size_t xlft_gate_held_bytes(const struct xlft_gate *g)
 {
     return g->bytes;

@@ -66,6 +66,8 @@ void xlft_gate_close(struct xlft_gate *g);
 bool xlft_gate_is_open(const struct xlft_gate *g);
 
 size_t xlft_gate_held(const struct xlft_gate *g);         /* outputs */
+/* The record the oldest held output waits for; UINT64_MAX if none. */
+uint64_t xlft_gate_next_seq(const struct xlft_gate *g);
 size_t xlft_gate_held_bytes(const struct xlft_gate *g);
 uint64_t xlft_gate_acked(const struct xlft_gate *g);
 
