@@ -521,6 +521,57 @@ static void test_go_live(void)
     CU_ASSERT_EQUAL(msis, 1);                  /* the disk's one queue */
 }
 
+/* A peer's state with one field set to 'val' on load. */
+struct forge {
+    const char *name;
+    uint64_t val;
+};
+
+static void forge(void *ctx, const char *name, uint64_t *val, bool host)
+{
+    const struct forge *f = ctx;
+
+    (void)host;
+    if (!strcmp(name, f->name))
+        *val = f->val;
+}
+
+static void test_load_refused(void)
+{
+    static const struct forge bad[] = {
+        { "pci2.queue0.size", 1024 }, { "pci2.queue0.size", 3 },
+        { "pci2.queue0.size", 0 }, { "pci1.queue1.msix_vector", 7 },
+        { "pci1.msix_config", 3 }, { "pci2.queue0.enable", 2 },
+        { "pci2.kind", 1 }, { "pci.slots", 3 },
+    };
+    struct forge ok = { "pci2.queue0.size", 64 };
+
+    for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        teardown();
+        setup();
+        CU_ASSERT_EQUAL(vio_visit(bus, forge, (void *)&bad[i], true),
+                        -EINVAL);
+    }
+    teardown();
+    setup();
+    CU_ASSERT_EQUAL(vio_visit(bus, forge, &ok, true), 0);
+}
+
+/* A used index the guest moved past what was taken: going live stops
+ * the device instead of resubmitting 65535 requests. */
+static void test_go_live_wild_used(void)
+{
+    struct q q = { 0x10000, 0 };
+
+    start_blk(&q);
+    request(&q, VIO_BLK_T_OUT, 1, 512, false);
+    put16(q.base + 0x2000 + 2, 2);             /* used = taken + 1 */
+    subs = 0;
+    vio_go_live(bus);
+    CU_ASSERT_EQUAL(subs, 0);
+    CU_ASSERT_EQUAL(rd(BBAR, 0x14, 1) & 0x40, 0x40);
+}
+
 struct fields {
     uint64_t val[512];
     char names[512][48];
@@ -577,4 +628,8 @@ void register_virtio_tests(void)
     CU_add_test(s, "going live resubmits what is in flight",
                 test_go_live);
     CU_add_test(s, "the state visitor names a changed field", test_visit);
+    CU_add_test(s, "a peer's impossible device state is refused",
+                test_load_refused);
+    CU_add_test(s, "going live with a wild used index stops the device",
+                test_go_live_wild_used);
 }

@@ -137,7 +137,8 @@ void vio_blk_complete(struct vio_bus *bus, unsigned int slot,
                       const void *data);
 
 /* A copy going live: block requests in flight are submitted again, in
- * order, and every queue gets one interrupt (its driver looks). */
+ * order, and every queue gets one interrupt (its driver looks).  At an
+ * instruction boundary, never from within a host callback. */
 void vio_go_live(struct vio_bus *bus);
 
 /*
