@@ -15,6 +15,10 @@
  * - a peer unheard once up (its packets dropped) while no frame flows:
  *   the channel ends within ~10 s;
  * - the same with encryption disabled;
+ * - LOG frames of random sizes up to the largest, through socket buffers
+ *   of a few KiB: headers and frames arrive cut anywhere, and the frame
+ *   at the end of the receiver's read-ahead (of one frame's size) is
+ *   moved to its front to be opened in place, nearly every frame;
  * - a different key on each side: both ends down, "different key" said;
  * - raw peers writing bytes by hand: a version 3 frame, version 1's
  *   HELLO (before host identities), a HELLO from a peer of the same
@@ -120,6 +124,8 @@ struct end {
     uint64_t acked;
     uint32_t frames, eagain;
     bool shutdown_sent;
+    uint64_t sizes;         /* nonzero: LOG payloads of random sizes */
+    uint32_t max;           /* the size drawn for the next frame */
     /* secondary */
     struct ft_codec codec;
     uint64_t held;
@@ -214,16 +220,31 @@ static void on_down(struct xlft_chan *c, int err, const char *why,
         event_base_loopbreak(base);
 }
 
+/* Record bytes of the next LOG frame: BATCH, or 1 to the most. */
+static uint32_t batch(struct end *e)
+{
+    if (!e->sizes)
+        return BATCH;
+    if (!e->max) {
+        e->sizes ^= e->sizes << 13;
+        e->sizes ^= e->sizes >> 7;
+        e->sizes ^= e->sizes << 17;
+        e->max = 1 + (uint32_t)(e->sizes %
+                                (XLFT_PLAIN_MAX - XLFT_LOG_HDR_SIZE));
+    }
+    return e->max;
+}
+
 /* Primary: send LOG frames until the queue is full or the log ends. */
 static void pump(struct end *e)
 {
     while (e->next < e->log->n) {
         struct xlft_msg m = { .type = XLFT_T_LOG };
-        uint32_t first = e->next, last = first + 1;
+        uint32_t first = e->next, last = first + 1, max = batch(e);
         int rc;
 
         while (last < e->log->n &&
-               e->log->off[last + 1] - e->log->off[first] <= BATCH)
+               e->log->off[last + 1] - e->log->off[first] <= max)
             last++;
         m.u.log = (struct xlft_log){
             .first_seq = first + 1ull, .sent_ns = now_ns(),
@@ -245,6 +266,7 @@ static void pump(struct end *e)
         CHECK(rc == 0);
         e->frames++;
         e->next = last;
+        e->max = 0;
     }
     if (e->acked == e->log->n && !e->shutdown_sent) {
         struct xlft_msg m = { .type = XLFT_T_SHUTDOWN };
@@ -447,18 +469,30 @@ static void check_keepalive(const char *name, int fd)
            "apart, user timeout %u ms\n", name, idle, cnt, intvl, ut);
 }
 
+/*
+ * 'sizes' (a seed) makes LOG frames of random sizes, sent and read
+ * through socket buffers of a few KiB (under the MSS of loopback, 64 KiB:
+ * smaller ones stall Linux's TCP itself).
+ */
 static void stream(const char *what, uint8_t enc, const struct log *log,
-                   bool pause)
+                   bool pause, uint64_t sizes)
 {
     struct end p, s;
-    int fds[2];
+    int fds[2], small = 16384;
 
     tcp_pair(fds);
+    if (sizes) {
+        CHECK(setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &small,
+                         sizeof(small)) == 0);
+        CHECK(setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &small,
+                         sizeof(small)) == 0);
+    }
     pri = &p;
     sec = &s;
     end_init(&p, "primary", fds[0], true, key_a, enc);
     end_init(&s, "secondary", fds[1], false, key_a, enc);
     p.log = log;
+    p.sizes = sizes;
     s.pause_once = pause;
     start(&p);
     start(&s);
@@ -648,8 +682,13 @@ int main(void)
     make_log(&small, 2u << 20, 0x5a11);
 
     stream("stream, encrypted, secondary held back", XLFT_ENC_REQUIRED,
-           &big, true);
-    stream("stream, encryption disabled", XLFT_ENC_DISABLED, &small, false);
+           &big, true, 0);
+    stream("stream, encryption disabled", XLFT_ENC_DISABLED, &small, false,
+           0);
+    stream("stream, frames of random sizes in pieces, held back",
+           XLFT_ENC_REQUIRED, &big, true, 0x5eed);
+    stream("stream, frames of random sizes in pieces, in clear",
+           XLFT_ENC_DISABLED, &big, false, 0x5eed2);
     unheard_peer();
     freed_while_up();
     wrong_key();
