@@ -25,6 +25,9 @@
  *   role or of this host's name, an oversize header, half a frame then
  *   close, silence: each refused with its own error, and the ERROR
  *   frame the peer gets back decodes;
+ * - ACKs sent while the primary reads nothing: at once while the socket
+ *   takes them, then queued behind the one it took in part, up to the
+ *   bound; all arrive, in order, once the primary reads again;
  * - a channel freed while up (as ftd drops one whose peer it gave up
  *   on): nothing of it is used once freed.  libevent's memory is
  *   poisoned as it is freed (ev_free), so that an event used after its
@@ -126,6 +129,7 @@ struct end {
     bool shutdown_sent;
     uint64_t sizes;         /* nonzero: LOG payloads of random sizes */
     uint32_t max;           /* the size drawn for the next frame */
+    uint32_t acks;          /* no log: ACKs taken, each recv_ns one more */
     /* secondary */
     struct ft_codec codec;
     uint64_t held;
@@ -321,7 +325,7 @@ static void on_up(struct xlft_chan *c, void *arg)
     e->up = true;
     if (e->deaf)
         go_deaf(e->cfg.fd);
-    if (e == pri)
+    if (e == pri && e->log)
         pump(e);
     if (ups_wanted && --ups_wanted == 0)
         event_base_loopbreak(base);
@@ -364,6 +368,10 @@ static void on_msg(struct xlft_chan *c, const struct xlft_msg *m, void *arg)
         }
     } else if (e == sec && m->type == XLFT_T_SHUTDOWN) {
         CHECK(m->u.shutdown_seq == e->held);
+    } else if (e == pri && !e->log && m->type == XLFT_T_ACK) {
+        CHECK(m->u.ack.recv_ns == ++e->acks);
+        if (e->acks == sec->acks)
+            event_base_loopbreak(base);
     } else if (e == pri && m->type == XLFT_T_ACK) {
         CHECK(m->u.ack.acked >= e->acked);
         CHECK(m->u.ack.acked <= e->next);
@@ -553,6 +561,64 @@ static void unheard_peer(void)
  * Both ends up, then freed as they are, the connection still open: as
  * ftd frees the channel of a peer it has given up on.
  */
+/* Run the loop until it is broken, within the deadline. */
+static void run_until_break(const char *what)
+{
+    struct event *dl = evtimer_new(base, deadline_cb, (void *)what);
+    struct timeval tv = { DEADLINE_S, 0 };
+
+    CHECK(dl && evtimer_add(dl, &tv) == 0);
+    CHECK(event_base_dispatch(base) >= 0);
+    event_free(dl);
+}
+
+/*
+ * ACKs from the secondary while the primary reads nothing, through
+ * socket buffers of 16 KiB: the first ones go to the socket at once,
+ * the one it takes in part or not at all is queued, the rest behind it
+ * until the queue is full; once the primary reads again, every one
+ * arrives, in order.
+ */
+static void acks_unread(void)
+{
+    struct xlft_msg m = { .type = XLFT_T_ACK };
+    struct end p, s;
+    size_t in, out;
+    int fds[2], small = 16384, rc;
+
+    tcp_pair(fds);
+    CHECK(setsockopt(fds[0], SOL_SOCKET, SO_RCVBUF, &small,
+                     sizeof(small)) == 0);
+    CHECK(setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &small,
+                     sizeof(small)) == 0);
+    pri = &p;
+    sec = &s;
+    end_init(&p, "primary", fds[0], true, key_a, XLFT_ENC_REQUIRED);
+    end_init(&s, "secondary", fds[1], false, key_a, XLFT_ENC_REQUIRED);
+    start(&p);
+    start(&s);
+    ups_wanted = 2;
+    run_until_break("ACKs unread: handshake");
+    CHECK(p.up && s.up && !p.down && !s.down);
+    xlft_chan_pause(p.c, true);
+    do {
+        m.u.ack = (struct xlft_ack){ 0, 0, 0, s.acks + 1ull };
+        rc = xlft_chan_send(s.c, &m);
+        if (!rc)
+            s.acks++;
+    } while (!rc);
+    CHECK(rc == -EAGAIN);
+    xlft_chan_buffered(s.c, &in, &out);
+    CHECK(out > 0 && out <= s.cfg.out_max);
+    xlft_chan_pause(p.c, false);
+    run_until_break("ACKs unread");
+    CHECK(p.acks == s.acks && !p.down && !s.down);
+    xlft_chan_free(p.c);
+    xlft_chan_free(s.c);
+    printf("chan-loopback: ACKs unread: %u sent, %zu bytes of them queued "
+           "at the most, all taken in order\n", s.acks, out);
+}
+
 static void freed_while_up(void)
 {
     struct event *dl = evtimer_new(base, deadline_cb, "freed while up");
@@ -690,6 +756,7 @@ int main(void)
     stream("stream, frames of random sizes in pieces, in clear",
            XLFT_ENC_DISABLED, &big, false, 0x5eed2);
     unheard_peer();
+    acks_unread();
     freed_while_up();
     wrong_key();
 

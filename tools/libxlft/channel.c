@@ -532,12 +532,46 @@ out:
     return rc;
 }
 
+/*
+ * A small frame (an ACK, a heartbeat) with nothing queued: sealed and
+ * sent at once.  Queued, each would cost the bufferevent's write event
+ * added and deleted again (two epoll_ctl calls) and a trip through the
+ * loop; only what the socket does not take now is queued.
+ */
+static int send_now(struct xlft_chan *c, const struct xlft_msg *m)
+{
+    uint8_t frame[XLFT_REPLY_MAX];
+    char text[WHY_MAX];
+    ssize_t sent;
+    size_t done;
+    int n;
+
+    n = xlft_session_seal(c->s, m, frame, sizeof(frame), text,
+                          sizeof(text));
+    if (n < 0) {
+        finish(c, n, text);
+        return n;
+    }
+    sent = send(bufferevent_getfd(c->bev), frame, (size_t)n,
+                MSG_DONTWAIT | MSG_NOSIGNAL);
+    /* A socket that fails is the bufferevent's to report, from the loop. */
+    done = sent > 0 ? (size_t)sent : 0;
+    if (done < (size_t)n &&
+        evbuffer_add(bufferevent_get_output(c->bev), frame + done,
+                     (size_t)n - done)) {
+        /* Part of the frame may be on its way: the stream cannot go on. */
+        finish(c, -ENOMEM, "out of memory");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
 int xlft_chan_send(struct xlft_chan *c, const struct xlft_msg *m)
 {
     struct evbuffer *out;
     struct evbuffer_iovec v;
     char text[WHY_MAX];
-    size_t need;
+    size_t need, queued;
     int n;
 
     if (c->state != C_UP)
@@ -547,10 +581,13 @@ int xlft_chan_send(struct xlft_chan *c, const struct xlft_msg *m)
         return -EINVAL;
     need += xlft_session_overhead(c->s);
     out = bufferevent_get_output(c->bev);
-    if (evbuffer_get_length(out) + need > c->cfg.out_max) {
+    queued = evbuffer_get_length(out);
+    if (queued + need > c->cfg.out_max) {
         c->want_writable = true;
         return -EAGAIN;
     }
+    if (!queued && need <= XLFT_REPLY_MAX)
+        return send_now(c, m);
     if (evbuffer_reserve_space(out, (ev_ssize_t)need, &v, 1) != 1)
         return -ENOMEM;
     n = xlft_session_seal(c->s, m, v.iov_base, v.iov_len, text,
