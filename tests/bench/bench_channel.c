@@ -707,6 +707,31 @@ static void print_phases(const char *const names[3],
     }
 }
 
+/*
+ * Whether tcp's two threads had a core each: its sender, which does the
+ * loopback's receive work as well, then never waits and sets the pace,
+ * as the channel's senders do.  Otherwise the cores were shared with
+ * other work, and each way goes by the CPU per MB of its two threads
+ * together: the ratios then move with the load of the machine.
+ */
+static void print_pace(struct phases ph[][3][2], long rounds)
+{
+    double v[ROUNDS_MAX], idle[2];
+
+    for (int t = 0; t < 2; t++) {
+        for (long r = 0; r < rounds; r++)
+            v[r] = ph[r][0][t].idle;
+        idle[t] = median(v, (int)rounds);
+    }
+    if (idle[0] < 25)
+        printf("   tcp's sender idle %.0f%%: the threads had a core each, "
+               "the senders set the pace\n", idle[0]);
+    else
+        printf("   tcp's sender idle %.0f%%, its receiver %.0f%%: the cores "
+               "were shared with other\n   work, each way goes by the CPU "
+               "per MB of its two threads together\n", idle[0], idle[1]);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const names[3] = { "tcp", "clear", "encrypted" };
@@ -769,6 +794,7 @@ int main(int argc, char **argv)
     printf("   gcm: AES-256-GCM alone, OpenSSL EVP, %u KiB at a time, per "
            "second of CPU\n", BATCH >> 10);
     print_phases(names, ph, rounds);
+    print_pace(ph, rounds);
     run_channel(0, XLFT_ENC_REQUIRED, PINGS, rtt, NULL);
     qsort(rtt, PINGS, sizeof(*rtt), cmp_u64);
     ack50 = pct_us(rtt, PINGS, 0.50);
