@@ -7,7 +7,7 @@
  * xlft_channel.h); the end of a channel is reported from the event loop,
  * never from inside a call of the owner's.
  *
- * The channel reads the socket itself, up to READ_MAX bytes a call
+ * The channel reads the socket itself, as much as there is room for
  * (libevent 2.1 reads at most 4096, a system call and a trip through
  * the loop for every 4 KiB), into one buffer of in_max bytes where each
  * frame lies whole and is opened in place: no frame is copied out of
@@ -38,7 +38,6 @@
 /* How long a closing channel tries to send what is queued. */
 #define LINGER_MS            1000u
 #define WHY_MAX              320u
-#define READ_MAX             (256u << 10)
 /*
  * A peer whose host died, or whose packets are dropped, sends nothing,
  * not even its FIN: TCP would keep the connection for hours when no
@@ -341,8 +340,6 @@ static void rd_cb(evutil_socket_t fd, short what, void *arg)
     /* None only just after a pause: the kick takes frames first. */
     if (!room)
         return;
-    if (room > READ_MAX)
-        room = READ_MAX;
     n = recv(fd, c->in + c->in_tail, room, 0);
     if (n < 0) {
         int err = errno;
