@@ -15,12 +15,19 @@
  * - a peer unheard once up (its packets dropped) while no frame flows:
  *   the channel ends within ~10 s;
  * - the same with encryption disabled;
+ * - LOG frames of random sizes up to the largest, through socket buffers
+ *   of a few KiB: headers and frames arrive cut anywhere, and the frame
+ *   at the end of the receiver's read-ahead (of one frame's size) is
+ *   moved to its front to be opened in place, nearly every frame;
  * - a different key on each side: both ends down, "different key" said;
  * - raw peers writing bytes by hand: a version 3 frame, version 1's
  *   HELLO (before host identities), a HELLO from a peer of the same
  *   role or of this host's name, an oversize header, half a frame then
  *   close, silence: each refused with its own error, and the ERROR
  *   frame the peer gets back decodes;
+ * - ACKs sent while the primary reads nothing: at once while the socket
+ *   takes them, then queued behind the one it took in part, up to the
+ *   bound; all arrive, in order, once the primary reads again;
  * - a channel freed while up (as ftd drops one whose peer it gave up
  *   on): nothing of it is used once freed.  libevent's memory is
  *   poisoned as it is freed (ev_free), so that an event used after its
@@ -120,6 +127,9 @@ struct end {
     uint64_t acked;
     uint32_t frames, eagain;
     bool shutdown_sent;
+    uint64_t sizes;         /* nonzero: LOG payloads of random sizes */
+    uint32_t max;           /* the size drawn for the next frame */
+    uint32_t acks;          /* no log: ACKs taken, each recv_ns one more */
     /* secondary */
     struct ft_codec codec;
     uint64_t held;
@@ -214,16 +224,31 @@ static void on_down(struct xlft_chan *c, int err, const char *why,
         event_base_loopbreak(base);
 }
 
+/* Record bytes of the next LOG frame: BATCH, or 1 to the most. */
+static uint32_t batch(struct end *e)
+{
+    if (!e->sizes)
+        return BATCH;
+    if (!e->max) {
+        e->sizes ^= e->sizes << 13;
+        e->sizes ^= e->sizes >> 7;
+        e->sizes ^= e->sizes << 17;
+        e->max = 1 + (uint32_t)(e->sizes %
+                                (XLFT_PLAIN_MAX - XLFT_LOG_HDR_SIZE));
+    }
+    return e->max;
+}
+
 /* Primary: send LOG frames until the queue is full or the log ends. */
 static void pump(struct end *e)
 {
     while (e->next < e->log->n) {
         struct xlft_msg m = { .type = XLFT_T_LOG };
-        uint32_t first = e->next, last = first + 1;
+        uint32_t first = e->next, last = first + 1, max = batch(e);
         int rc;
 
         while (last < e->log->n &&
-               e->log->off[last + 1] - e->log->off[first] <= BATCH)
+               e->log->off[last + 1] - e->log->off[first] <= max)
             last++;
         m.u.log = (struct xlft_log){
             .first_seq = first + 1ull, .sent_ns = now_ns(),
@@ -245,6 +270,7 @@ static void pump(struct end *e)
         CHECK(rc == 0);
         e->frames++;
         e->next = last;
+        e->max = 0;
     }
     if (e->acked == e->log->n && !e->shutdown_sent) {
         struct xlft_msg m = { .type = XLFT_T_SHUTDOWN };
@@ -299,7 +325,7 @@ static void on_up(struct xlft_chan *c, void *arg)
     e->up = true;
     if (e->deaf)
         go_deaf(e->cfg.fd);
-    if (e == pri)
+    if (e == pri && e->log)
         pump(e);
     if (ups_wanted && --ups_wanted == 0)
         event_base_loopbreak(base);
@@ -342,6 +368,10 @@ static void on_msg(struct xlft_chan *c, const struct xlft_msg *m, void *arg)
         }
     } else if (e == sec && m->type == XLFT_T_SHUTDOWN) {
         CHECK(m->u.shutdown_seq == e->held);
+    } else if (e == pri && !e->log && m->type == XLFT_T_ACK) {
+        CHECK(m->u.ack.recv_ns == ++e->acks);
+        if (e->acks == sec->acks)
+            event_base_loopbreak(base);
     } else if (e == pri && m->type == XLFT_T_ACK) {
         CHECK(m->u.ack.acked >= e->acked);
         CHECK(m->u.ack.acked <= e->next);
@@ -447,18 +477,30 @@ static void check_keepalive(const char *name, int fd)
            "apart, user timeout %u ms\n", name, idle, cnt, intvl, ut);
 }
 
+/*
+ * 'sizes' (a seed) makes LOG frames of random sizes, sent and read
+ * through socket buffers of a few KiB (under the MSS of loopback, 64 KiB:
+ * smaller ones stall Linux's TCP itself).
+ */
 static void stream(const char *what, uint8_t enc, const struct log *log,
-                   bool pause)
+                   bool pause, uint64_t sizes)
 {
     struct end p, s;
-    int fds[2];
+    int fds[2], small = 16384;
 
     tcp_pair(fds);
+    if (sizes) {
+        CHECK(setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &small,
+                         sizeof(small)) == 0);
+        CHECK(setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &small,
+                         sizeof(small)) == 0);
+    }
     pri = &p;
     sec = &s;
     end_init(&p, "primary", fds[0], true, key_a, enc);
     end_init(&s, "secondary", fds[1], false, key_a, enc);
     p.log = log;
+    p.sizes = sizes;
     s.pause_once = pause;
     start(&p);
     start(&s);
@@ -519,6 +561,64 @@ static void unheard_peer(void)
  * Both ends up, then freed as they are, the connection still open: as
  * ftd frees the channel of a peer it has given up on.
  */
+/* Run the loop until it is broken, within the deadline. */
+static void run_until_break(const char *what)
+{
+    struct event *dl = evtimer_new(base, deadline_cb, (void *)what);
+    struct timeval tv = { DEADLINE_S, 0 };
+
+    CHECK(dl && evtimer_add(dl, &tv) == 0);
+    CHECK(event_base_dispatch(base) >= 0);
+    event_free(dl);
+}
+
+/*
+ * ACKs from the secondary while the primary reads nothing, through
+ * socket buffers of 16 KiB: the first ones go to the socket at once,
+ * the one it takes in part or not at all is queued, the rest behind it
+ * until the queue is full; once the primary reads again, every one
+ * arrives, in order.
+ */
+static void acks_unread(void)
+{
+    struct xlft_msg m = { .type = XLFT_T_ACK };
+    struct end p, s;
+    size_t in, out;
+    int fds[2], small = 16384, rc;
+
+    tcp_pair(fds);
+    CHECK(setsockopt(fds[0], SOL_SOCKET, SO_RCVBUF, &small,
+                     sizeof(small)) == 0);
+    CHECK(setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &small,
+                     sizeof(small)) == 0);
+    pri = &p;
+    sec = &s;
+    end_init(&p, "primary", fds[0], true, key_a, XLFT_ENC_REQUIRED);
+    end_init(&s, "secondary", fds[1], false, key_a, XLFT_ENC_REQUIRED);
+    start(&p);
+    start(&s);
+    ups_wanted = 2;
+    run_until_break("ACKs unread: handshake");
+    CHECK(p.up && s.up && !p.down && !s.down);
+    xlft_chan_pause(p.c, true);
+    do {
+        m.u.ack = (struct xlft_ack){ 0, 0, 0, s.acks + 1ull };
+        rc = xlft_chan_send(s.c, &m);
+        if (!rc)
+            s.acks++;
+    } while (!rc);
+    CHECK(rc == -EAGAIN);
+    xlft_chan_buffered(s.c, &in, &out);
+    CHECK(out > 0 && out <= s.cfg.out_max);
+    xlft_chan_pause(p.c, false);
+    run_until_break("ACKs unread");
+    CHECK(p.acks == s.acks && !p.down && !s.down);
+    xlft_chan_free(p.c);
+    xlft_chan_free(s.c);
+    printf("chan-loopback: ACKs unread: %u sent, %zu bytes of them queued "
+           "at the most, all taken in order\n", s.acks, out);
+}
+
 static void freed_while_up(void)
 {
     struct event *dl = evtimer_new(base, deadline_cb, "freed while up");
@@ -648,9 +748,15 @@ int main(void)
     make_log(&small, 2u << 20, 0x5a11);
 
     stream("stream, encrypted, secondary held back", XLFT_ENC_REQUIRED,
-           &big, true);
-    stream("stream, encryption disabled", XLFT_ENC_DISABLED, &small, false);
+           &big, true, 0);
+    stream("stream, encryption disabled", XLFT_ENC_DISABLED, &small, false,
+           0);
+    stream("stream, frames of random sizes in pieces, held back",
+           XLFT_ENC_REQUIRED, &big, true, 0x5eed);
+    stream("stream, frames of random sizes in pieces, in clear",
+           XLFT_ENC_DISABLED, &big, false, 0x5eed2);
     unheard_peer();
+    acks_unread();
     freed_while_up();
     wrong_key();
 

@@ -151,6 +151,7 @@ static void round_trip(uint8_t enc)
     struct pair p;
     struct xlft_msg m, d;
     uint64_t seed = 0xc0ffee;
+    size_t n;
 
     pair_up(&p, enc);
     CU_ASSERT_EQUAL(xlft_session_version(p.i), V);
@@ -163,7 +164,6 @@ static void round_trip(uint8_t enc)
     for (uint32_t k = 1; k <= 200; k++) {
         uint32_t len = k == 200 ? XLFT_PLAIN_MAX - XLFT_LOG_HDR_SIZE :
                        (uint32_t)(prng_next(&seed) % 5000) + 1;
-        size_t n;
 
         m.type = XLFT_T_LOG;
         m.u.log = (struct xlft_log){
@@ -190,6 +190,17 @@ static void round_trip(uint8_t enc)
         CU_ASSERT_EQUAL(d.u.ack.acked, k);
         CU_ASSERT_EQUAL(d.u.ack.echo_ns, k * 10);
     }
+    /* A STATE chunk is sealed from where it lies, as LOG records are. */
+    m.type = XLFT_T_STATE;
+    m.u.state = (struct xlft_state){
+        .offset = 5, .total = 5 + 4099, .base_seq = 7, .len = 4099,
+        .data = recs + 1,
+    };
+    n = seal(p.i, &m, frame);
+    ASSERT_RC(deliver(p.r, frame, n, &d), 1);
+    CU_ASSERT_EQUAL(d.type, XLFT_T_STATE);
+    CU_ASSERT_EQUAL(d.u.state.len, 4099);
+    CU_ASSERT(memcmp(d.u.state.data, recs + 1, 4099) == 0);
     pair_free(&p);
 }
 

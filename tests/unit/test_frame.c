@@ -512,6 +512,36 @@ static void test_encoder_refuses(void)
     CU_ASSERT_STRING_EQUAL(xlft_type_name(0), "unknown");
 }
 
+/*
+ * The head of a payload leaves LOG records and a STATE chunk where they
+ * lie, to be placed after it; the rest of each payload it writes whole.
+ */
+static void test_payload_head(void)
+{
+    static const uint8_t bytes[] = { 1, 2, 3, 4, 5 };
+    static uint8_t whole[256];
+    struct xlft_data d;
+    struct xlft_msg m;
+    int n, k;
+
+    for (unsigned int t = 1; t <= XLFT_T_MAX; t++) {
+        bool data = t == XLFT_T_LOG || t == XLFT_T_STATE;
+
+        sample(t, &m, bytes, sizeof(bytes));
+        k = xlft_payload_put(&m, whole, sizeof(whole), msg, sizeof(msg));
+        n = xlft_payload_put_head(&m, buf, sizeof(buf), &d, msg,
+                                  sizeof(msg));
+        CU_ASSERT_FATAL(k > 0 && n > 0);
+        CU_ASSERT_EQUAL((size_t)n + d.len, (size_t)k);
+        CU_ASSERT(memcmp(buf, whole, (size_t)n) == 0);
+        CU_ASSERT_EQUAL(d.len, data ? sizeof(bytes) : 0);
+        CU_ASSERT(d.bytes == (data ? bytes : NULL));
+        /* Room is asked for the whole payload, data included. */
+        ASSERT_RC(xlft_payload_put_head(&m, buf, (size_t)k - 1, &d, msg,
+                                        sizeof(msg)), -ENOBUFS);
+    }
+}
+
 void register_frame_tests(void)
 {
     CU_pSuite s = CU_add_suite("channel frames", NULL, NULL);
@@ -530,4 +560,6 @@ void register_frame_tests(void)
                 test_names);
     CU_add_test(s, "the encoder refuses what would not decode",
                 test_encoder_refuses);
+    CU_add_test(s, "a payload's head leaves LOG and STATE data in place",
+                test_payload_head);
 }

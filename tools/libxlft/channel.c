@@ -7,9 +7,12 @@
  * xlft_channel.h); the end of a channel is reported from the event loop,
  * never from inside a call of the owner's.
  *
- * The channel reads the socket itself, into the bufferevent's input
- * buffer, up to READ_MAX bytes a call: libevent 2.1 reads at most 4096,
- * a system call and a trip through the loop for every 4 KiB.
+ * The channel reads the socket itself, as much as there is room for
+ * (libevent 2.1 reads at most 4096, a system call and a trip through
+ * the loop for every 4 KiB), into one buffer of in_max bytes where each
+ * frame lies whole and is opened in place: no frame is copied out of
+ * it, but for the start of one that would not fit before its end, moved
+ * to the front (once every in_max bytes or so).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -35,7 +38,6 @@
 /* How long a closing channel tries to send what is queued. */
 #define LINGER_MS            1000u
 #define WHY_MAX              320u
-#define READ_MAX             (256u << 10)
 /*
  * A peer whose host died, or whose packets are dropped, sends nothing,
  * not even its FIN: TCP would keep the connection for hours when no
@@ -64,7 +66,8 @@ struct xlft_chan {
     struct event *kick;         /* take buffered frames after a pause */
     struct event *down;         /* on_down, from the event loop */
     struct event *rd;           /* the socket readable */
-    uint8_t *frame;             /* one frame, XLFT_FRAME_MAX bytes */
+    uint8_t *in;                /* read ahead: in_max bytes */
+    size_t in_head, in_tail;    /* the bytes not yet taken */
     enum cstate state;
     bool paused;
     bool eof;                   /* the peer closed its side */
@@ -232,18 +235,27 @@ static void at_eof(struct xlft_chan *c, size_t left)
     }
 }
 
-/* Take every whole frame in the input buffer, unless paused. */
+/* The size of the frame that starts at 'p', or 0 if its header is bad. */
+static size_t frame_size(const uint8_t *p)
+{
+    struct xlft_hdr h;
+
+    if (xlft_hdr_get(p, XLFT_HDR_SIZE, &h, NULL, 0))
+        return 0;
+    return XLFT_HDR_SIZE + h.len;
+}
+
+/* Take every whole frame read ahead, unless paused. */
 static void take_frames(struct xlft_chan *c)
 {
-    struct evbuffer *in = bufferevent_get_input(c->bev);
     struct evbuffer *out = bufferevent_get_output(c->bev);
-    uint8_t hdr[XLFT_HDR_SIZE], reply[XLFT_REPLY_MAX];
+    uint8_t reply[XLFT_REPLY_MAX];
     char text[WHY_MAX];
 
     while (c->state == C_HANDSHAKE || c->state == C_UP) {
-        size_t have = evbuffer_get_length(in), total, rlen = 0;
+        size_t have = c->in_tail - c->in_head, total, rlen = 0;
+        uint8_t *frame = c->in + c->in_head;
         struct xlft_msg m;
-        struct xlft_hdr h;
         int rc;
 
         if (c->paused)
@@ -254,27 +266,25 @@ static void take_frames(struct xlft_chan *c)
             return;
         }
         /* A bad header goes to the session alone, which says why. */
-        evbuffer_copyout(in, hdr, XLFT_HDR_SIZE);
-        total = XLFT_HDR_SIZE;
-        if (!xlft_hdr_get(hdr, XLFT_HDR_SIZE, &h, NULL, 0)) {
-            total += h.len;
+        total = frame_size(frame);
+        if (!total) {
+            total = XLFT_HDR_SIZE;
+        } else if (c->state == C_HANDSHAKE && total > HANDSHAKE_FRAME_MAX) {
             /* Before the key is proved, nothing large is read in. */
-            if (c->state == C_HANDSHAKE && total > HANDSHAKE_FRAME_MAX) {
-                snprintf(text, sizeof(text), "a frame of %zu bytes before "
-                         "the handshake is done (at most %u)", total,
-                         HANDSHAKE_FRAME_MAX);
-                finish(c, -EPROTO, text);
-                return;
-            }
+            snprintf(text, sizeof(text), "a frame of %zu bytes before "
+                     "the handshake is done (at most %u)", total,
+                     HANDSHAKE_FRAME_MAX);
+            finish(c, -EPROTO, text);
+            return;
+        } else if (have < total) {
             /* in_max >= XLFT_FRAME_MAX: the rest can arrive. */
-            if (have < total) {
-                if (c->eof)
-                    at_eof(c, have);
-                return;
-            }
+            if (c->eof)
+                at_eof(c, have);
+            return;
         }
-        evbuffer_remove(in, c->frame, total);
-        rc = xlft_session_recv(c->s, c->frame, total, &m, reply, &rlen,
+        /* Taken: LOG and STATE data stay put until on_msg returns. */
+        c->in_head += total;
+        rc = xlft_session_recv(c->s, frame, total, &m, reply, &rlen,
                                text, sizeof(text));
         if (rlen)
             evbuffer_add(out, reply, rlen);
@@ -299,28 +309,38 @@ static void take_frames(struct xlft_chan *c)
     }
 }
 
+/*
+ * Room to read into after what is there, with the frame being read kept
+ * whole: it is moved to the front when it would pass the buffer's end.
+ */
+static size_t read_room(struct xlft_chan *c)
+{
+    size_t have = c->in_tail - c->in_head, need = XLFT_FRAME_MAX;
+
+    if (have >= XLFT_HDR_SIZE && frame_size(c->in + c->in_head))
+        need = frame_size(c->in + c->in_head);
+    if (!have || c->in_head + need > c->cfg.in_max) {
+        memmove(c->in, c->in + c->in_head, have);
+        c->in_head = 0;
+        c->in_tail = have;
+    }
+    return c->cfg.in_max - c->in_tail;
+}
+
 /* The socket is readable (only watched while not paused). */
 static void rd_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct xlft_chan *c = arg;
-    struct evbuffer *in = bufferevent_get_input(c->bev);
-    size_t have = evbuffer_get_length(in), room;
-    struct evbuffer_iovec v;
+    size_t room;
     char why[WHY_MAX];
     ssize_t n;
 
     (void)what;
-    /* Full only just after a pause: the kick takes frames first. */
-    if (have >= c->cfg.in_max)
+    room = read_room(c);
+    /* None only just after a pause: the kick takes frames first. */
+    if (!room)
         return;
-    room = c->cfg.in_max - have;
-    if (room > READ_MAX)
-        room = READ_MAX;
-    if (evbuffer_reserve_space(in, (ev_ssize_t)room, &v, 1) != 1) {
-        finish(c, -ENOMEM, "out of memory");
-        return;
-    }
-    n = recv(fd, v.iov_base, room, 0);
+    n = recv(fd, c->in + c->in_tail, room, 0);
     if (n < 0) {
         int err = errno;
 
@@ -331,15 +351,14 @@ static void rd_cb(evutil_socket_t fd, short what, void *arg)
         finish(c, -err, why);
         return;
     }
-    v.iov_len = (size_t)n;
-    evbuffer_commit_space(in, &v, 1);
+    c->in_tail += (size_t)n;
     if (n == 0) {
         c->eof = true;
         event_del(c->rd);
     }
     if (c->state == C_CLOSING) {
         /* Closing in order: the peer's last words are not needed. */
-        evbuffer_drain(in, evbuffer_get_length(in));
+        c->in_head = c->in_tail = 0;
         if (c->eof)
             down_later(c);
         return;
@@ -423,7 +442,7 @@ void xlft_chan_free(struct xlft_chan *c)
     if (c->down)
         event_free(c->down);
     xlft_session_free(c->s);
-    free(c->frame);
+    free(c->in);
     free(c);
 }
 
@@ -472,20 +491,18 @@ int xlft_chan_new(struct xlft_chan **cp, const struct xlft_chan_cfg *cfg,
     rc = xlft_session_new(&c->s, &cfg->session, msg, msglen);
     if (rc)
         goto out;
-    c->frame = malloc(XLFT_FRAME_MAX);
+    c->in = malloc(cfg->in_max);
     c->timer = evtimer_new(cfg->base, timer_cb, c);
     c->kick = event_new(cfg->base, -1, 0, kick_cb, c);
     c->down = evtimer_new(cfg->base, down_cb, c);
     c->rd = event_new(cfg->base, cfg->fd, EV_READ | EV_PERSIST, rd_cb, c);
-    if (!c->frame || !c->timer || !c->kick || !c->down || !c->rd) {
+    if (!c->in || !c->timer || !c->kick || !c->down || !c->rd) {
         xlft_say(msg, msglen, "channel: out of memory");
         rc = -ENOMEM;
         goto out;
     }
     bufferevent_setcb(c->bev, NULL, write_cb, event_cb, c);
     bufferevent_set_max_single_write(c->bev, (ev_ssize_t)cfg->out_max);
-    /* The bufferevent froze its input's end for its own reads. */
-    evbuffer_unfreeze(bufferevent_get_input(c->bev), 0);
     bufferevent_setwatermark(c->bev, EV_WRITE, cfg->out_max / 2, 0);
     if (cfg->session.initiator) {
         n = xlft_session_start(c->s, hello, sizeof(hello), msg, msglen);
@@ -512,12 +529,46 @@ out:
     return rc;
 }
 
+/*
+ * A small frame (an ACK, a heartbeat) with nothing queued: sealed and
+ * sent at once.  Queued, each would cost the bufferevent's write event
+ * added and deleted again (two epoll_ctl calls) and a trip through the
+ * loop; only what the socket does not take now is queued.
+ */
+static int send_now(struct xlft_chan *c, const struct xlft_msg *m)
+{
+    uint8_t frame[XLFT_REPLY_MAX];
+    char text[WHY_MAX];
+    ssize_t sent;
+    size_t done;
+    int n;
+
+    n = xlft_session_seal(c->s, m, frame, sizeof(frame), text,
+                          sizeof(text));
+    if (n < 0) {
+        finish(c, n, text);
+        return n;
+    }
+    sent = send(bufferevent_getfd(c->bev), frame, (size_t)n,
+                MSG_DONTWAIT | MSG_NOSIGNAL);
+    /* A socket that fails is the bufferevent's to report, from the loop. */
+    done = sent > 0 ? (size_t)sent : 0;
+    if (done < (size_t)n &&
+        evbuffer_add(bufferevent_get_output(c->bev), frame + done,
+                     (size_t)n - done)) {
+        /* Part of the frame may be on its way: the stream cannot go on. */
+        finish(c, -ENOMEM, "out of memory");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
 int xlft_chan_send(struct xlft_chan *c, const struct xlft_msg *m)
 {
     struct evbuffer *out;
     struct evbuffer_iovec v;
     char text[WHY_MAX];
-    size_t need;
+    size_t need, queued;
     int n;
 
     if (c->state != C_UP)
@@ -527,10 +578,13 @@ int xlft_chan_send(struct xlft_chan *c, const struct xlft_msg *m)
         return -EINVAL;
     need += xlft_session_overhead(c->s);
     out = bufferevent_get_output(c->bev);
-    if (evbuffer_get_length(out) + need > c->cfg.out_max) {
+    queued = evbuffer_get_length(out);
+    if (queued + need > c->cfg.out_max) {
         c->want_writable = true;
         return -EAGAIN;
     }
+    if (!queued && need <= XLFT_REPLY_MAX)
+        return send_now(c, m);
     if (evbuffer_reserve_space(out, (ev_ssize_t)need, &v, 1) != 1)
         return -ENOMEM;
     n = xlft_session_seal(c->s, m, v.iov_base, v.iov_len, text,
@@ -566,7 +620,7 @@ void xlft_chan_close(struct xlft_chan *c)
 
 void xlft_chan_buffered(const struct xlft_chan *c, size_t *in, size_t *out)
 {
-    *in = c->bev ? evbuffer_get_length(bufferevent_get_input(c->bev)) : 0;
+    *in = c->bev ? c->in_tail - c->in_head : 0;
     *out = c->bev ? evbuffer_get_length(bufferevent_get_output(c->bev)) : 0;
 }
 

@@ -361,20 +361,27 @@ static void frame_nonce(const struct dir *d, uint64_t seq,
         nonce[4 + i] ^= (uint8_t)(seq >> (8 * i));
 }
 
-/* Encrypt 'len' bytes at 'p' in place; the tag goes after them. */
+/*
+ * Encrypt the 'len' bytes at 'p' in place, then 'data' from where it lies
+ * into the bytes after them, the tag after that: the records of a LOG
+ * frame are read once, not copied and then encrypted.
+ */
 static int gcm_seal(struct dir *d, uint64_t seq, const uint8_t *aad,
-                    uint8_t *p, size_t len)
+                    uint8_t *p, size_t len, const struct xlft_data *data)
 {
-    uint8_t nonce[IV_SIZE];
+    uint8_t nonce[IV_SIZE], *end = p + len + data->len;
     int outl;
 
     frame_nonce(d, seq, nonce);
     if (EVP_EncryptInit_ex(d->ctx, NULL, NULL, NULL, nonce) != 1 ||
         EVP_EncryptUpdate(d->ctx, NULL, &outl, aad, XLFT_HDR_SIZE) != 1 ||
         EVP_EncryptUpdate(d->ctx, p, &outl, p, (int)len) != 1 ||
-        EVP_EncryptFinal_ex(d->ctx, p + len, &outl) != 1 ||
+        (data->len &&
+         EVP_EncryptUpdate(d->ctx, p + len, &outl, data->bytes,
+                           (int)data->len) != 1) ||
+        EVP_EncryptFinal_ex(d->ctx, end, &outl) != 1 ||
         EVP_CIPHER_CTX_ctrl(d->ctx, EVP_CTRL_GCM_GET_TAG, XLFT_TAG_SIZE,
-                            p + len) != 1)
+                            end) != 1)
         return -EIO;
     return 0;
 }
@@ -408,6 +415,7 @@ static int seal(struct xlft_session *s, const struct xlft_msg *m,
         .version = (uint8_t)s->version, .type = m->type,
         .flags = enc ? XLFT_F_ENCRYPTED : 0, .seq = s->tx.seq,
     };
+    struct xlft_data data;
     int n;
 
     if (s->tx.seq == UINT64_MAX) {
@@ -418,14 +426,17 @@ static int seal(struct xlft_session *s, const struct xlft_msg *m,
         xlft_say(msg, msglen, "no room for a frame in %zu bytes", cap);
         return -ENOBUFS;
     }
-    n = xlft_payload_put(m, out + XLFT_HDR_SIZE, cap - XLFT_HDR_SIZE - tag,
-                         msg, msglen);
+    n = xlft_payload_put_head(m, out + XLFT_HDR_SIZE,
+                              cap - XLFT_HDR_SIZE - tag, &data, msg, msglen);
     if (n < 0)
         return n;
-    h.len = (uint32_t)(n + tag);
+    h.len = (uint32_t)(n + data.len + tag);
     xlft_hdr_put(out, &h);
-    if (enc && gcm_seal(&s->tx, h.seq, out, out + XLFT_HDR_SIZE,
-                        (size_t)n)) {
+    if (!enc) {
+        if (data.len)
+            memmove(out + XLFT_HDR_SIZE + n, data.bytes, data.len);
+    } else if (gcm_seal(&s->tx, h.seq, out, out + XLFT_HDR_SIZE, (size_t)n,
+                        &data)) {
         xlft_say(msg, msglen, "AES-256-GCM encryption failed");
         return -EIO;
     }

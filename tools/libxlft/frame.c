@@ -301,8 +301,9 @@ size_t xlft_payload_size(const struct xlft_msg *m)
     return n;
 }
 
-int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
-                     char *msg, size_t msglen)
+int xlft_payload_put_head(const struct xlft_msg *m, uint8_t *out,
+                          size_t cap, struct xlft_data *data,
+                          char *msg, size_t msglen)
 {
     size_t n = fixed_size(m->type) + var_size(m);
 
@@ -318,6 +319,7 @@ int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
             xlft_type_name(m->type), n, cap);
         return -ENOBUFS;
     }
+    *data = (struct xlft_data){ NULL, 0 };
     switch (m->type) {
     case XLFT_T_HELLO: {
         const struct xlft_hello *h = &m->u.hello;
@@ -354,7 +356,7 @@ int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
         XLFT_PUT(64, out, log, first_seq, m->u.log.first_seq);
         XLFT_PUT(64, out, log, sent_ns, m->u.log.sent_ns);
         XLFT_PUT(32, out, log, count, m->u.log.count);
-        memmove(out + XLFT_LOG_HDR_SIZE, m->u.log.recs, m->u.log.len);
+        *data = (struct xlft_data){ m->u.log.recs, m->u.log.len };
         break;
     case XLFT_T_ACK:
         XLFT_PUT(64, out, ack, acked, m->u.ack.acked);
@@ -370,9 +372,7 @@ int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
         XLFT_PUT(64, out, state, offset, m->u.state.offset);
         XLFT_PUT(64, out, state, total, m->u.state.total);
         XLFT_PUT(64, out, state, base_seq, m->u.state.base_seq);
-        if (m->u.state.len)
-            memmove(out + XLFT_STATE_HDR_SIZE, m->u.state.data,
-                    m->u.state.len);
+        *data = (struct xlft_data){ m->u.state.data, m->u.state.len };
         break;
     case XLFT_T_GOLIVE:
         XLFT_PUT(64, out, golive, seq, m->u.golive_seq);
@@ -387,7 +387,20 @@ int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
                m->u.error.len);
         break;
     }
-    return (int)n;
+    return (int)(n - data->len);
+}
+
+int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
+                     char *msg, size_t msglen)
+{
+    struct xlft_data d;
+    int n = xlft_payload_put_head(m, out, cap, &d, msg, msglen);
+
+    if (n < 0)
+        return n;
+    if (d.len)
+        memmove(out + n, d.bytes, d.len);
+    return n + (int)d.len;
 }
 
 int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,

@@ -5,11 +5,11 @@
  * carrying frames both ways (WIRE.md).
  *
  * Memory is bounded whatever the peer does: at most 'in_max' bytes read
- * ahead from the socket, 'out_max' bytes queued to it, and one frame
- * buffer.  Nothing is ever dropped: a full output queue makes
- * xlft_chan_send return -EAGAIN (on_writable says when to try again),
- * and a receiver that cannot take more pauses reading, which fills the
- * sender's queue in turn.
+ * ahead from the socket (one buffer, in which frames are opened in
+ * place) and 'out_max' bytes queued to it.  Nothing is ever dropped: a
+ * full output queue makes xlft_chan_send return -EAGAIN (on_writable
+ * says when to try again), and a receiver that cannot take more pauses
+ * reading, which fills the sender's queue in turn.
  *
  * The channel logs one line when it ends with an error, naming the
  * domid and the peer; on_down gets the same reason.

@@ -117,6 +117,8 @@ const char *xlft_session_peer_host(const struct xlft_session *s);
  * Write 'm' as this side's next frame; returns its size, at most
  * xlft_payload_size(m) + xlft_session_overhead(s).  -ENOTCONN before the
  * session is established (the handshake frames are the session's own).
+ * The data of a LOG or STATE message is encrypted straight into 'out',
+ * so it must not overlap 'out'.
  */
 int xlft_session_seal(struct xlft_session *s, const struct xlft_msg *m,
                       uint8_t *out, size_t cap, char *msg, size_t msglen);

@@ -130,6 +130,22 @@ size_t xlft_payload_size(const struct xlft_msg *m);
 int xlft_payload_put(const struct xlft_msg *m, uint8_t *out, size_t cap,
                      char *msg, size_t msglen);
 
+/* The bytes a LOG or STATE payload carries after its fixed part. */
+struct xlft_data {
+    const uint8_t *bytes;
+    size_t len;
+};
+
+/*
+ * The same but for the data of a LOG or STATE payload, left to the
+ * caller to place right after what this returns (a sealer encrypts it
+ * from where it lies, rather than copying it first).  'cap' must hold
+ * the whole payload; *data is { NULL, 0 } for the other types.
+ */
+int xlft_payload_put_head(const struct xlft_msg *m, uint8_t *out,
+                          size_t cap, struct xlft_data *data,
+                          char *msg, size_t msglen);
+
 /* Decode a plaintext payload of 'len' bytes of frame type 'type'. */
 int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
                      struct xlft_msg *m, char *msg, size_t msglen);
