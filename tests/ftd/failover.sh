@@ -67,8 +67,8 @@ if pair 1 && waitfor "replaying" "$work/fs1.err" &&
        "$dom0" "$work/s1.sock" status | grep -q "mode=live"; then
         # The guest's rounds are deterministic: the copy computes what
         # the original computed, before and after the failover.
-        grep -o 'round [0-9]* sum 0x[0-9a-f]*' "$work/p1.con" >"$work/ps"
-        grep -o 'round [0-9]* sum 0x[0-9a-f]*' "$work/s1.con" >"$work/ss"
+        grep -o 'round [0-9]* sum 0x[0-9a-f]\{8\}' "$work/p1.con" >"$work/ps"
+        grep -o 'round [0-9]* sum 0x[0-9a-f]\{8\}' "$work/s1.con" >"$work/ss"
         if head -n "$(wc -l <"$work/ps")" "$work/ss" | cmp -s - "$work/ps"
         then
             ok "primary killed: the secondary went live and carries on \

@@ -69,6 +69,16 @@ else
     bad "ft-disable: $(cat "$work/x"; xb ft-status)"
 fi
 
+# ft-failover, asked again while the answer is "try again" (the copy is
+# protected before it has replayed a record): bounded, as until_true.
+failover_when_ready() {
+    n=200
+    until xa ft-failover "$1" >"$work/x2" 2>&1; do
+        grep -q 'try again' "$work/x2" && [ $((n -= 1)) -gt 0 ] || return 1
+        sleep 0.05
+    done
+}
+
 # 2. Protect again, then hand over.  B's copy, live, is protected again
 # on A a second later: it is then recording, no longer replaying.
 until_true 200 sh -c "! '$dom0' '$work/runB/vm1.sock' status"
@@ -76,15 +86,15 @@ if xa ft-enable vm1 10.79.0.2 >"$work/x" &&
    until_true 400 sh -c "'$xlft' --socket '$work/runA/ftd.sock' \
        ft-status vm1 | grep -q 'state=protected'" &&
    until_true 400 grep -q "round 2 " "$work/vm1.A" &&
-   xa ft-failover vm1 >"$work/x2" &&
+   failover_when_ready vm1 &&
    until_true 400 sh -c "'$dom0' '$work/runB/vm1.sock' status |
        grep -qE 'mode=(live|record)'"; then
     i=$(grep -c 'sum 0x' "$work/runB/vm1.console" 2>/dev/null)
     until_true 400 sh -c "[ \$(grep -c 'sum 0x' \
         '$work/runB/vm1.console') -gt $i ]"
     # The rounds both printed agree, and B has gone past A's last.
-    grep -o 'round [0-9]* sum 0x[0-9a-f]*' "$work/vm1.A" | sort >"$work/ra"
-    grep -o 'round [0-9]* sum 0x[0-9a-f]*' "$work/runB/vm1.console" |
+    grep -o 'round [0-9]* sum 0x[0-9a-f]\{8\}' "$work/vm1.A" | sort >"$work/ra"
+    grep -o 'round [0-9]* sum 0x[0-9a-f]\{8\}' "$work/runB/vm1.console" |
         sort >"$work/rb"
     last_a=$(sed 's/round \([0-9]*\).*/\1/' "$work/ra" | sort -n | tail -n 1)
     last_b=$(sed 's/round \([0-9]*\).*/\1/' "$work/rb" | sort -n | tail -n 1)
