@@ -32,5 +32,6 @@ xl destroy idle
 expect_status 0
 expect_lines '^device model: [0-9]+$' \
     '^dma-wait: no record for 1 s after [0-9]+$' \
-    '^dma-wait: 40 DMA records, 163840 bytes, as written, in a ring of 131072$' \
+    '^dma-wait: 40 DMA records, 163840 bytes, as written, in a ring of '\
+'131072$' \
     '^dma-wait: status stopped 0$' '^dma-wait=0$' '^guest ticks on$'
