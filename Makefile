@@ -173,7 +173,7 @@ $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
                          $(patsubst %,$(BUILD)/obj/rel/tools/libxlft/%.o,\
                            copy_hdr json xen_config_allow xen_local)
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(XEN_LIBS) -lpthread
+	$(CC) $^ -o $@ $(XEN_LIBS) -lxendevicemodel -lpthread
 
 $(BUILD)/bin/ftvm: $(rel_FTVM_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)

@@ -255,6 +255,63 @@ int ft_replay_sync(struct ft_replayer *rp, const struct ft_point *at,
     return FT_OK;
 }
 
+int ft_replay_string(struct ft_replayer *rp, const struct ft_point *at,
+                     uint64_t gpa, uint32_t size, uint64_t reps, bool down,
+                     ft_dma_fn dma, void *opaque, uint64_t *done)
+{
+    const struct ft_log_rec *n = &rp->next;
+    struct ft_log_rec ev;
+    uint64_t items, first;
+    int rc = fill(rp);
+
+    *done = 0;
+    if ( rc )
+        return rc;
+    if ( !size || !dma )
+        return FT_EINVAL;
+    if ( n->kind != FT_K_DMA || !same_point(at, &n->pt) )
+        return FT_OK;
+
+    /* Another instruction's bytes, or memory the vCPU never wrote. */
+    items = n->u.dma.len / size;
+    if ( n->u.dma.len % size || items > reps )
+        return mismatch(rp, at, FT_K_DMA, FT_DIAG_P_SIZE, n->u.dma.len,
+                        reps * size);
+    first = down ? gpa - (items - 1) * size : gpa;
+    if ( n->u.dma.gpa != first )
+        return mismatch(rp, at, FT_K_DMA, FT_DIAG_P_GPA, n->u.dma.gpa,
+                        first);
+
+    rc = ft_replay_async(rp, at, &ev, dma, opaque);
+    if ( !rc )
+        *done = items;
+    return rc;
+}
+
+int ft_replay_guard(struct ft_replayer *rp, const struct ft_point *at,
+                    uint64_t skid, enum ft_guard *guard, uint64_t *target)
+{
+    const struct ft_log_rec *n = &rp->next;
+    int rc = fill(rp);
+
+    *guard = FT_GUARD_NONE;
+    *target = 0;
+    if ( rc )
+        return rc;
+    if ( at->count > n->pt.count )
+        return diverge(rp, FT_DIAG_POINT, FT_K_NONE, at);
+    if ( ft_log_kind_is_sync(n->kind) )
+        return FT_OK;
+    if ( n->pt.count - at->count > skid )
+    {
+        *guard = FT_GUARD_COUNT;
+        *target = n->pt.count - skid;
+    }
+    else
+        *guard = FT_GUARD_STEP;
+    return FT_OK;
+}
+
 int ft_replay_check_hash(struct ft_replayer *rp, const struct ft_log_rec *ev,
                          uint64_t actual)
 {

@@ -86,6 +86,39 @@ int ft_replay_async(struct ft_replayer *rp, const struct ft_point *at,
 int ft_replay_sync(struct ft_replayer *rp, const struct ft_point *at,
                    struct ft_log_rec *io);
 
+/*
+ * The vCPU at 'at' executes a string read into RAM of up to 'reps' items
+ * of 'size' bytes, the first at 'gpa', the next ones above it (below it
+ * if 'down').  The primary logged the bytes it moved as one DMA record
+ * at this point, or none if they went nowhere in RAM.  That record must
+ * hold whole items, at most 'reps', ending (starting, if 'down') at the
+ * first item: then FT_OK, its bytes written with 'dma' and *done the
+ * items they hold.  With no DMA record at this point, FT_OK and *done 0.
+ * FT_EDIVERGE if the record's address or length does not fit.
+ */
+int ft_replay_string(struct ft_replayer *rp, const struct ft_point *at,
+                     uint64_t gpa, uint32_t size, uint64_t reps, bool down,
+                     ft_dma_fn dma, void *opaque, uint64_t *done);
+
+/* How a vCPU is made to stop at the next record's point. */
+enum ft_guard {
+    FT_GUARD_NONE,   /* a synchronous input: the vCPU asks for it */
+    FT_GUARD_COUNT,  /* run until the count reaches a target, then step */
+    FT_GUARD_STEP,   /* step one instruction (or event delivery) at once */
+};
+
+/*
+ * The vCPU at 'at' runs on toward the next record, whose point it has
+ * not reached, or, having just taken an event at 'at', toward a record
+ * at 'at' again (which it can only reach after the event's handler):
+ * how to stop it there.  FT_GUARD_COUNT with *target, 'skid' counts
+ * short of the record's, when it is further than that; FT_GUARD_STEP
+ * when nearer; FT_GUARD_NONE for a synchronous record.  FT_EDIVERGE if
+ * the vCPU is past the record already, FT_EAGAIN at the horizon.
+ */
+int ft_replay_guard(struct ft_replayer *rp, const struct ft_point *at,
+                    uint64_t skid, enum ft_guard *guard, uint64_t *target);
+
 /* Compare the vCPU's state hash with the sync record just consumed. */
 int ft_replay_check_hash(struct ft_replayer *rp, const struct ft_log_rec *ev,
                          uint64_t actual);

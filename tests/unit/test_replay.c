@@ -492,6 +492,148 @@ static void test_notify_producer(void)
     free(g.mem);
 }
 
+/*
+ * A string read into RAM takes the DMA record logged at its point only if
+ * the record holds whole items of it, no more than it asked for, where it
+ * writes them.
+ */
+static void test_string_read(void)
+{
+    static const struct {
+        const char *name;
+        uint64_t gpa;            /* the vCPU's first item */
+        uint32_t size;
+        uint64_t reps;
+        bool down;
+        int rc;
+        uint64_t done;
+        uint8_t param;
+    } cases[] = {
+        { "as logged", 0x400, 2, 8, false, FT_OK, 8, FT_DIAG_P_NONE },
+        { "fewer than asked", 0x400, 2, 100, false, FT_OK, 8,
+          FT_DIAG_P_NONE },
+        { "downwards", 0x40e, 2, 8, true, FT_OK, 8, FT_DIAG_P_NONE },
+        { "more than asked", 0x400, 2, 7, false, FT_EDIVERGE, 0,
+          FT_DIAG_P_SIZE },
+        { "not whole items", 0x400, 3, 8, false, FT_EDIVERGE, 0,
+          FT_DIAG_P_SIZE },
+        { "elsewhere", 0x402, 2, 8, false, FT_EDIVERGE, 0,
+          FT_DIAG_P_GPA },
+        { "downwards, elsewhere", 0x400, 2, 8, true, FT_EDIVERGE, 0,
+          FT_DIAG_P_GPA },
+    };
+    uint8_t data[16];
+
+    for (unsigned int i = 0; i < sizeof(data); i++)
+        data[i] = (uint8_t)(0xa0 + i);
+    for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct rig g;
+        uint64_t done = 99;
+        int calls = 0, rc;
+
+        rig_new(&g);
+        memset(guest, 0, sizeof(guest));
+        ASSERT_RC(ft_record_dma(&g.rec, P(50, 0x1000, 8), 0x400, data,
+                                sizeof(data)), FT_OK);
+        rc = ft_replay_string(&g.rp, P(50, 0x1000, 8), cases[i].gpa,
+                              cases[i].size, cases[i].reps, cases[i].down,
+                              dma_write, &calls, &done);
+        if (rc != cases[i].rc)
+            fprintf(stderr, "\n  case '%s': rc %d\n", cases[i].name, rc);
+        CU_ASSERT_EQUAL(rc, cases[i].rc);
+        CU_ASSERT_EQUAL(done, cases[i].done);
+        if (rc == FT_OK) {
+            CU_ASSERT(memcmp(guest + 0x400, data, sizeof(data)) == 0);
+            CU_ASSERT(ft_replay_drained(&g.rp));
+        } else {
+            CU_ASSERT_EQUAL(calls, 0);
+            CU_ASSERT_EQUAL(ft_replay_diag(&g.rp)->param, cases[i].param);
+            CU_ASSERT_EQUAL(ft_replay_diag(&g.rp)->seq, 1);
+        }
+        free(g.mem);
+    }
+
+    /* No DMA at this point: the read went nowhere in RAM. */
+    {
+        struct rig g;
+        uint64_t done = 99;
+        int calls = 0;
+
+        rig_new(&g);
+        ASSERT_RC(ft_record_dma(&g.rec, P(51, 0x1000, 8), 0x400, data,
+                                sizeof(data)), FT_OK);
+        ASSERT_RC(ft_replay_string(&g.rp, P(50, 0x1000, 8), 0x400, 2, 8,
+                                   false, dma_write, &calls, &done), FT_OK);
+        CU_ASSERT_EQUAL(done, 0);
+        CU_ASSERT_EQUAL(calls, 0);
+        CU_ASSERT(!ft_replay_drained(&g.rp));
+        free(g.mem);
+    }
+}
+
+/*
+ * After an event, the vCPU is guarded toward the next record as before
+ * one: by the count while far, by steps when near, even at the point it
+ * took the event at; a synchronous record needs no guard.
+ */
+static void test_guard(void)
+{
+    struct rig g;
+    struct ft_log_rec ev;
+    enum ft_guard guard;
+    uint64_t target;
+
+    rig_new(&g);
+    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x20), FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x21), FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(1000, 0x2000, 0), 0x22), FT_OK);
+    ASSERT_RC(ft_record_tsc(&g.rec, P(1010, 0x2004, 0), 77), FT_OK);
+
+    /* Within the skid of the first record: steps; further: the count. */
+    ASSERT_RC(ft_replay_guard(&g.rp, P(0, 0x500, 0), 128, &guard, &target),
+              FT_OK);
+    CU_ASSERT_EQUAL(guard, FT_GUARD_STEP);
+    ASSERT_RC(ft_replay_guard(&g.rp, P(0, 0x500, 0), 50, &guard, &target),
+              FT_OK);
+    CU_ASSERT_EQUAL(guard, FT_GUARD_COUNT);
+    CU_ASSERT_EQUAL(target, 50);
+    ASSERT_RC(ft_replay_guard(&g.rp, P(60, 0x500, 0), 50, &guard, &target),
+              FT_OK);
+    CU_ASSERT_EQUAL(guard, FT_GUARD_STEP);
+
+    /* The first event taken: the second, at the same point, by steps. */
+    ASSERT_RC(ft_replay_async(&g.rp, P(100, 0x1000, 0), &ev, NULL, NULL),
+              FT_OK);
+    ASSERT_RC(ft_replay_guard(&g.rp, P(100, 0x1000, 0), 50, &guard,
+                              &target), FT_OK);
+    CU_ASSERT_EQUAL(guard, FT_GUARD_STEP);
+    ASSERT_RC(ft_replay_async(&g.rp, P(100, 0x1000, 0), &ev, NULL, NULL),
+              FT_OK);
+    /* The second taken: the third is far, by the count. */
+    ASSERT_RC(ft_replay_guard(&g.rp, P(100, 0x1000, 0), 50, &guard,
+                              &target), FT_OK);
+    CU_ASSERT_EQUAL(guard, FT_GUARD_COUNT);
+    CU_ASSERT_EQUAL(target, 950);
+    ASSERT_RC(ft_replay_async(&g.rp, P(1000, 0x2000, 0), &ev, NULL, NULL),
+              FT_OK);
+    /* A TSC read: the vCPU asks for it. */
+    ASSERT_RC(ft_replay_guard(&g.rp, P(1000, 0x2000, 0), 50, &guard,
+                              &target), FT_OK);
+    CU_ASSERT_EQUAL(guard, FT_GUARD_NONE);
+    /* Past it: a divergence. */
+    ASSERT_RC(ft_replay_guard(&g.rp, P(1011, 0x2008, 0), 50, &guard,
+                              &target), FT_EDIVERGE);
+    CU_ASSERT_EQUAL(ft_replay_diag(&g.rp)->reason, FT_DIAG_POINT);
+    CU_ASSERT_EQUAL(ft_replay_diag(&g.rp)->seq, 4);
+    free(g.mem);
+
+    /* At the horizon, nothing to guard toward. */
+    rig_new(&g);
+    ASSERT_RC(ft_replay_guard(&g.rp, P(0, 0x500, 0), 50, &guard, &target),
+              FT_EAGAIN);
+    free(g.mem);
+}
+
 void register_replay_tests(void)
 {
     CU_pSuite s = CU_add_suite("replayer", NULL, NULL);
@@ -505,6 +647,10 @@ void register_replay_tests(void)
     CU_add_test(s, "malformed log and failed DMA stop replay",
                 test_malformed_in_ring);
     CU_add_test(s, "stalled producer is notified", test_notify_producer);
+    CU_add_test(s, "a string read takes only a DMA record that fits",
+                test_string_read);
+    CU_add_test(s, "after an event, the vCPU is guarded to the next record",
+                test_guard);
     CU_add_test(s, "diagnosis: right record, no leak, overrun",
                 test_diag_details);
 }

@@ -32,6 +32,16 @@
  *                                           (at most STALL seconds)
  *   xlft-xen dma DOMID GPA                  DMA as a device model does:
  *                                           recorded, and with FT off
+ *   xlft-xen dma-wait DOMID GPA PID         DMA_WAIT_N writes of 4 KiB
+ *                                           while the vCPU waits for the
+ *                                           device model (PID, stopped
+ *                                           meanwhile), into a ring of
+ *                                           the least size: all logged
+ *                                           once it resumes
+ *   xlft-xen hlt-wake DOMID                 an MSI that the guest cannot
+ *                                           take (one of its class is in
+ *                                           service) wakes it from HLT:
+ *                                           a HLT_WAKE record is logged
  *   xlft-xen speed DOMID PCT                cap the guest at PCT% of a
  *                                           CPU (100: no cap)
  *   xlft-xen replay DOMID                   enable replay on a paused
@@ -82,6 +92,7 @@
 #include <unistd.h>
 
 #include <xencall.h>
+#include <xendevicemodel.h>
 #include <xen/domctl.h>
 #include <xen/xen.h>
 
@@ -98,6 +109,10 @@
 
 #define MAX_KV 16
 #define DMA_TEST_LEN 256
+/* dma-wait: more writes, and more bytes, than the ring holds. */
+#define DMA_WAIT_N 40
+#define DMA_WAIT_LEN 4096
+#define DMA_WAIT_STRIDE 8192
 
 static uint32_t enable_flags;
 static uint32_t opt_ring_data;   /* --ring-data= */
@@ -116,6 +131,8 @@ static int usage(void)
             "       xlft-xen replay DOMID\n"
             "       xlft-xen speed DOMID PCT\n"
             "       xlft-xen dma DOMID GPA\n"
+            "       xlft-xen dma-wait DOMID GPA PID\n"
+            "       xlft-xen hlt-wake DOMID\n"
             "       xlft-xen tsc-emulate DOMID\n"
             "       xlft-xen early-record\n"
             "       (--unsafe-no-counter before the command: record "
@@ -304,7 +321,46 @@ struct tally {
     uint64_t dma_gpa;
     uint32_t dma_len;
     uint8_t dma_data[DMA_TEST_LEN];
+    /* dma-wait: the writes expected from wait_base on, those seen. */
+    uint64_t wait_base;
+    uint32_t wait_seen;
+    bool wait_bad;
+    bool want_hlt_wake;          /* stop at the first HLT_WAKE record */
+    int want_vector;             /* stop at an interrupt of this vector */
+    bool vector_seen;
 };
+
+/* The bytes dma-wait writes as its write 'i'. */
+static uint8_t wait_byte(uint32_t i, uint32_t off)
+{
+    return (uint8_t)(i * 31 + off * 7 + 1);
+}
+
+/* A DMA record of dma-wait's: one whole write, with its bytes. */
+static void tally_wait(struct tally *t, const struct ft_log_rec *r)
+{
+    uint64_t off = r->u.dma.gpa - t->wait_base;
+    uint32_t i = (uint32_t)(off / DMA_WAIT_STRIDE);
+
+    if (r->u.dma.gpa < t->wait_base || off % DMA_WAIT_STRIDE ||
+        i >= DMA_WAIT_N || r->u.dma.len != DMA_WAIT_LEN) {
+        t->wait_bad = true;
+        return;
+    }
+    for (uint32_t k = 0; k < DMA_WAIT_LEN; k++)
+        if (r->u.dma.data[k] != wait_byte(i, k))
+            t->wait_bad = true;
+    t->wait_seen++;
+}
+
+/* drain() has read what it was asked to. */
+static bool tally_done(const struct tally *t, uint64_t count)
+{
+    return t->n >= count || (t->want_dma && t->dma_seen) ||
+           (t->wait_base && t->wait_seen == DMA_WAIT_N) ||
+           (t->want_hlt_wake && t->kinds[FT_K_HLT_WAKE]) ||
+           (t->want_vector && t->vector_seen);
+}
 
 static void show(const struct ft_log_rec *r)
 {
@@ -372,6 +428,10 @@ static int tally(struct tally *t, const uint8_t *buf, uint32_t len,
             memcpy(t->dma_data, r.u.dma.data,
                    r.u.dma.len < DMA_TEST_LEN ? r.u.dma.len : DMA_TEST_LEN);
         }
+        if (r.kind == FT_K_DMA && t->wait_base)
+            tally_wait(t, &r);
+        if (r.kind == FT_K_EXTINT && r.u.intr.vector == t->want_vector)
+            t->vector_seen = true;
         if (t->shown[r.kind]++ < 2)
             show(&r);
         ft_codec_advance(&t->codec, &r);
@@ -396,7 +456,7 @@ static int drain(struct xlft_xen *x, struct xlft_xen_ring *r,
 
     clock_gettime(CLOCK_MONOTONIC, &end);
     end.tv_sec += seconds;
-    while (t->n < count && !(t->want_dma && t->dma_seen)) {
+    while (!tally_done(t, count)) {
         n = ft_ring_read_records(&r->ring, buf, sizeof(buf), &nrec,
                                  &notify);
         if (n < 0) {
@@ -640,6 +700,207 @@ static int dma(uint32_t domid, uint64_t gpa)
     if (!rc)
         printf("dma: FT off, written at once\n");
 out:
+    if (x)
+        xlft_xen_close(x);
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    return rc ? 1 : 0;
+}
+
+/* Read records until none comes for a second: the vCPU is blocked. */
+static int drain_quiet(struct xlft_xen *x, struct rec *s, struct tally *t,
+                       char *err, size_t errlen)
+{
+    uint64_t before;
+    int rc;
+
+    for (unsigned int i = 0; i < 30; i++) {
+        before = t->n;
+        rc = drain(x, &s->r, &s->e, t, UINT64_MAX, 1, err, errlen);
+        if (rc || t->n == before)
+            return rc;
+    }
+    snprintf(err, errlen, "domain %u: records kept coming for 30 s with "
+             "its device model stopped", s->domid);
+    return -ETIMEDOUT;
+}
+
+/*
+ * While the vCPU waits for the device model (stopped with SIGSTOP), a
+ * device model writes more, and in more pieces, than the ring holds:
+ * once the vCPU resumes, every write comes out whole as a DMA record
+ * with its bytes, and recording goes on.
+ */
+static int dma_wait(uint32_t domid, uint64_t gpa, pid_t dm)
+{
+    static struct tally t;
+    static uint8_t bytes[DMA_WAIT_LEN];
+    struct rec s = { .domid = domid, .e.local = -1 };
+    struct xlft_xen *x = NULL;
+    char err[512] = "";
+    bool stopped = false;
+    int rc = xlft_xen_open(&x, err, sizeof(err));
+
+    if (rc)
+        goto out;
+    ft_codec_init(&t.codec);
+    rc = rec_start(x, &s, domid, FT_RING_MIN_DATA, err, sizeof(err));
+    if (!rc && kill(dm, SIGSTOP)) {
+        rc = -errno;
+        snprintf(err, sizeof(err), "cannot stop process %d: %s", (int)dm,
+                 strerror(errno));
+    }
+    stopped = !rc;
+    if (!rc)
+        rc = drain_quiet(x, &s, &t, err, sizeof(err));
+    if (!rc)
+        printf("dma-wait: no record for 1 s after %" PRIu64 "\n", t.n);
+    t.wait_base = gpa;
+    for (uint32_t i = 0; !rc && i < DMA_WAIT_N; i++) {
+        for (uint32_t k = 0; k < DMA_WAIT_LEN; k++)
+            bytes[k] = wait_byte(i, k);
+        rc = xlft_xen_dm_write(x, domid, gpa + (uint64_t)i * DMA_WAIT_STRIDE,
+                               bytes, sizeof(bytes), err, sizeof(err));
+    }
+    if (stopped && kill(dm, SIGCONT) && !rc) {
+        rc = -errno;
+        snprintf(err, sizeof(err), "cannot continue process %d: %s",
+                 (int)dm, strerror(errno));
+    }
+    if (!rc)
+        rc = drain(x, &s.r, &s.e, &t, UINT64_MAX, 60, err, sizeof(err));
+    if (!rc && (t.wait_bad || t.wait_seen != DMA_WAIT_N)) {
+        snprintf(err, sizeof(err), "domain %u: %u of %u writes came out as "
+                 "DMA records%s", domid, t.wait_seen, DMA_WAIT_N,
+                 t.wait_bad ? ", and some not as written" : "");
+        rc = -EBADMSG;
+    }
+    if (!rc)
+        printf("dma-wait: %u DMA records, %u bytes, as written, in a ring "
+               "of %u\n", t.wait_seen, t.wait_seen * DMA_WAIT_LEN,
+               s.r.ring.size);
+    if (!rc && !(rc = xlft_xen_ft_status(x, domid, &s.st, err, sizeof(err))))
+        printf("dma-wait: status stopped %" PRId32 "\n", s.st.stopped);
+    rc = rec_stop(x, &s, rc, err, sizeof(err));
+out:
+    if (x)
+        xlft_xen_close(x);
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    return rc ? 1 : 0;
+}
+
+/*
+ * Read records until none comes for 30 ms (at most 3 s): the vCPU is
+ * then most likely in HLT, not busy.
+ */
+static int settle(struct xlft_xen *x, struct rec *s, struct tally *t,
+                  char *err, size_t errlen)
+{
+    const struct timespec pause = { .tv_nsec = 30 * 1000 * 1000 };
+    uint64_t before;
+    int rc;
+
+    for (unsigned int i = 0; i < 100; i++) {
+        before = t->n;
+        nanosleep(&pause, NULL);
+        rc = drain(x, &s->r, &s->e, t, UINT64_MAX, 0, err, errlen);
+        if (rc || t->n == before)
+            return rc;
+    }
+    return 0;
+}
+
+/* An MSI to the guest's local APIC: fixed delivery to APIC 0. */
+static int msi(xendevicemodel_handle *dm, uint32_t domid, uint8_t vector,
+               char *err, size_t errlen)
+{
+    if (!xendevicemodel_inject_msi(dm, (domid_t)domid, 0xfee00000, vector))
+        return 0;
+    snprintf(err, errlen, "domain %u: cannot inject an MSI: %s", domid,
+             strerror(errno));
+    return -errno;
+}
+
+/*
+ * The guest takes an MSI of vector 0x27 as its IRQ 7 and acknowledges
+ * it to its PIC alone: the vector stays in service in its local APIC.
+ * Another of the same priority class then wakes the vCPU from HLT
+ * but gives it nothing to take: the guest goes on past HLT, which
+ * Xen logs as a HLT_WAKE record.  The timer comes through the PIC,
+ * which the local APIC's priorities do not hold.
+ */
+static int hlt_wake(uint32_t domid)
+{
+    static struct tally t;
+    struct rec s = { .domid = domid, .e.local = -1 };
+    struct xlft_xen *x = NULL;
+    xendevicemodel_handle *dm = NULL;
+    char err[512] = "";
+    unsigned int tries = 0;
+    int rc = xlft_xen_open(&x, err, sizeof(err));
+
+    if (rc)
+        goto out;
+    dm = xendevicemodel_open(NULL, 0);
+    if (!dm) {
+        rc = -errno;
+        snprintf(err, sizeof(err), "cannot open libxendevicemodel: %s",
+                 strerror(errno));
+        goto out;
+    }
+    ft_codec_init(&t.codec);
+    rc = rec_start(x, &s, domid, 0, err, sizeof(err));
+    if (!rc)
+        rc = drain(x, &s.r, &s.e, &t, 2000, 30, err, sizeof(err));
+    if (!rc)
+        printf("hlt-wake: %" PRIu64 " records, %" PRIu64 " of them "
+               "HLT_WAKE, before the MSI\n", t.n, t.kinds[FT_K_HLT_WAKE]);
+    t.want_vector = 0x27;
+    if (!rc)
+        rc = msi(dm, domid, 0x27, err, sizeof(err));
+    if (!rc)
+        rc = drain(x, &s.r, &s.e, &t, UINT64_MAX, 30, err, sizeof(err));
+    if (!rc && !t.vector_seen) {
+        snprintf(err, sizeof(err), "domain %u: no interrupt 0x27 in 30 s "
+                 "after its MSI", domid);
+        rc = -ETIMEDOUT;
+    }
+    if (!rc)
+        printf("hlt-wake: interrupt 0x27 taken, %" PRIu64 " HLT_WAKE\n",
+               t.kinds[FT_K_HLT_WAKE]);
+    t.want_vector = 0;
+    t.want_hlt_wake = true;
+    /*
+     * Each vector wakes the vCPU once, if it is in HLT then rather than
+     * busy or waiting for QEMU, and no tick is due: one after the other,
+     * each once the records have stopped for a while, until one does.
+     */
+    for (uint8_t v = 0x21; !rc && v < 0x30 && !t.kinds[FT_K_HLT_WAKE];
+         v++) {
+        if (v == 0x27)
+            continue;
+        rc = settle(x, &s, &t, err, sizeof(err));
+        if (!rc)
+            rc = msi(dm, domid, v, err, sizeof(err));
+        if (!rc)
+            rc = drain(x, &s.r, &s.e, &t, UINT64_MAX, 2, err, sizeof(err));
+        tries++;
+    }
+    if (!rc)
+        printf("hlt-wake: after %u MSIs of the class in service\n", tries);
+    if (!rc && !t.kinds[FT_K_HLT_WAKE]) {
+        snprintf(err, sizeof(err), "domain %u: no HLT_WAKE record after "
+                 "%u MSIs (%" PRIu64 " records, %" PRIu64 " external "
+                 "interrupts)", domid, tries, t.n, t.kinds[FT_K_EXTINT]);
+        rc = -ETIMEDOUT;
+    }
+    if (!rc && !(rc = xlft_xen_ft_status(x, domid, &s.st, err, sizeof(err))))
+        printf("hlt-wake: status stopped %" PRId32 "\n", s.st.stopped);
+    rc = rec_stop(x, &s, rc, err, sizeof(err));
+out:
+    if (dm)
+        xendevicemodel_close(dm);
     if (x)
         xlft_xen_close(x);
     if (rc)
@@ -1129,6 +1390,22 @@ int main(int argc, char **argv)
         }
         return dma(domid, gpa);
     }
+    if (!strcmp(argv[1], "dma-wait") && argc == 5) {
+        char *end;
+        unsigned long long gpa;
+        uint32_t pid;
+
+        errno = 0;
+        gpa = strtoull(argv[3], &end, 0);
+        if (errno || *end || end == argv[3] ||
+            parse_u32(argv[4], "pid", &pid) || !pid) {
+            fprintf(stderr, "xlft-xen: dma-wait DOMID GPA PID\n");
+            return 2;
+        }
+        return dma_wait(domid, gpa, (pid_t)pid);
+    }
+    if (!strcmp(argv[1], "hlt-wake") && argc == 3)
+        return hlt_wake(domid);
     if (!strcmp(argv[1], "records") && (argc == 5 || argc == 6)) {
         if (parse_u32(argv[3], "count", &count) ||
             parse_u32(argv[4], "seconds", &seconds) || seconds > 3600 ||
