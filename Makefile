@@ -485,9 +485,9 @@ FUZZ_LIBS_fuzz_ftvm := -lunicorn
 $(BUILD)/fuzz/fuzz_ftvm: $(GUESTS:%=$(BUILD)/guests/%.bin) \
                          $(FUZZ_EXTRA_fuzz_ftvm) hvm/ftvm/ftvm.h
 # fuzz_virtio drives the device core as a guest and its host would.
-FUZZ_EXTRA_fuzz_virtio := $(VIO_SRC)
-$(BUILD)/fuzz/fuzz_virtio: $(VIO_SRC) $(wildcard hvm/devices/*.h \
-                                                  hvm/devices/include/*.h)
+FUZZ_EXTRA_fuzz_virtio := $(VIO_SRC) tests/lib/fakeram.c
+$(BUILD)/fuzz/fuzz_virtio: $(FUZZ_EXTRA_fuzz_virtio) tests/lib/fakeram.h \
+                           $(wildcard hvm/devices/*.h hvm/devices/include/*.h)
 # fuzz_snapshot restores the state a peer sends into the same HVM.
 FUZZ_EXTRA_fuzz_snapshot := $(FUZZ_EXTRA_fuzz_ftvm)
 FUZZ_LIBS_fuzz_snapshot := -lunicorn

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "vio.h"
+#include "fakeram.h"
 
 #define TEST_NAME "fuzz_virtio"
 #include "testutil.h"
@@ -33,33 +34,10 @@
 #define RAM     65536u
 
 static uint8_t ram[RAM];
+static struct fakeram fram = { ram, RAM };
 static volatile uint64_t sink;          /* what was read, so it is read */
 static struct vio_blk_req inflight[VIO_QSIZE_MAX];
 static unsigned int nin;
-
-static int h_read(void *o, uint64_t gpa, void *buf, uint32_t len)
-{
-    (void)o;
-    if (gpa > RAM || len > RAM - gpa)
-        return -1;
-    memcpy(buf, ram + gpa, len);
-    return 0;
-}
-
-static int h_write(void *o, uint64_t gpa, const void *buf, uint32_t len)
-{
-    (void)o;
-    if (gpa > RAM || len > RAM - gpa)
-        return -1;
-    memcpy(ram + gpa, buf, len);
-    return 0;
-}
-
-static bool h_ok(void *o, uint64_t gpa, uint32_t len)
-{
-    (void)o;
-    return gpa <= RAM && len <= RAM - gpa;
-}
 
 static void h_msi(void *o, uint64_t addr, uint32_t data)
 {
@@ -125,7 +103,8 @@ static unsigned int size_of(uint64_t sel)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const struct vio_host h = {
-        .ram_read = h_read, .ram_write = h_write, .ram_ok = h_ok,
+        .opaque = &fram, .ram_read = fakeram_read,
+        .ram_write = fakeram_write, .ram_ok = fakeram_ok,
         .msi = h_msi, .net_tx = h_tx, .blk_submit = h_submit,
     };
     static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };

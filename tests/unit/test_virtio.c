@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "fakeram.h"
 #include "vio.h"
 
 #define RAM     (1u << 20)
@@ -19,6 +20,7 @@
 #define BBAR    0xfeb04000u
 
 static uint8_t ram[RAM];
+static struct fakeram fram = { ram, RAM };
 static unsigned int msis, txs, subs, warns;
 static uint32_t msi_data;
 static uint8_t tx_frame[4096];
@@ -26,30 +28,6 @@ static uint32_t tx_len;
 static struct vio_blk_req sub;
 static uint8_t sub_data[8192];
 static char warned[256];
-
-static int h_read(void *o, uint64_t gpa, void *buf, uint32_t len)
-{
-    (void)o;
-    if (gpa > RAM || len > RAM - gpa)
-        return -1;
-    memcpy(buf, ram + gpa, len);
-    return 0;
-}
-
-static int h_write(void *o, uint64_t gpa, const void *buf, uint32_t len)
-{
-    (void)o;
-    if (gpa > RAM || len > RAM - gpa)
-        return -1;
-    memcpy(ram + gpa, buf, len);
-    return 0;
-}
-
-static bool h_ok(void *o, uint64_t gpa, uint32_t len)
-{
-    (void)o;
-    return gpa <= RAM && len <= RAM - gpa;
-}
 
 static void h_msi(void *o, uint64_t addr, uint32_t data)
 {
@@ -88,7 +66,8 @@ static struct vio_bus *bus;
 static void setup(void)
 {
     static const struct vio_host h = {
-        .ram_read = h_read, .ram_write = h_write, .ram_ok = h_ok,
+        .opaque = &fram, .ram_read = fakeram_read,
+        .ram_write = fakeram_write, .ram_ok = fakeram_ok,
         .msi = h_msi, .net_tx = h_tx, .blk_submit = h_submit,
         .warn = h_warn,
     };
