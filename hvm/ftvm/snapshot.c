@@ -240,7 +240,9 @@ static const char *seg_unloadable(const struct ftvm *vm, const uint64_t *v)
                 return "a null code or stack selector";
             continue;
         }
-        if (off + 7 > limit || base + off + 8 > vm->ram_size)
+        /* The GDT base is the peer's too: no sum of it may wrap. */
+        if (off + 7 > limit || base > vm->ram_size ||
+            off + 8 > vm->ram_size - base)
             return "a selector beyond its GDT or RAM";
         memcpy(&e2, vm->ram + base + off + 4, 4);
         if (!(e2 & (1u << 12)) || !(e2 & (1u << 15)) || (e2 >> 13 & 3))
