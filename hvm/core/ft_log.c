@@ -15,7 +15,11 @@ void ft_codec_init(struct ft_codec *c)
 int ft_log_encode(const struct ft_codec *c, const struct ft_log_rec *r,
                   uint8_t *out)
 {
-    return ft_log_encode_inline(c, r, out, ft_rip_slot(c, r->pt.rip));
+    int rc = ft_log_check_inline(c, r);
+
+    if ( rc < 0 )
+        return rc;
+    return (int)ft_log_encode_inline(c, r, out, ft_rip_slot(c, r->pt.rip));
 }
 
 void ft_codec_advance(struct ft_codec *c, const struct ft_log_rec *r)

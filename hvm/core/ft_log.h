@@ -75,6 +75,7 @@ struct ft_log_rec {
         } dma;
         struct { uint64_t hash; } sync;
         struct { uint64_t id; } output;
+        uint64_t w[3];           /* all of the above, as words */
     } u;
     /* Set by the decoder. */
     uint32_t size;               /* whole record, bytes */

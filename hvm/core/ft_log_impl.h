@@ -94,18 +94,60 @@ static ft_always_inline int ft_rip_slot(const struct ft_codec *c,
     return -1;
 }
 
-/* 'slot' is ft_rip_slot(c, r->pt.rip). */
-static ft_always_inline int
+/*
+ * FT_OK if 'r' can follow the records 'c' has seen, else FT_EINVAL.
+ * Apart from the encoder so that the record path refuses before it
+ * writes a byte, and the encoder has no failure left to report.
+ */
+static ft_always_inline int ft_log_check_inline(const struct ft_codec *c,
+                                                const struct ft_log_rec *r)
+{
+    if ( r->kind >= FT_K_NR || r->pt.count < c->count )
+        return FT_EINVAL;
+
+    switch ( r->kind )
+    {
+    case FT_K_EVENT:
+        if ( r->u.event.type > FT_EV_TYPE_MAX )
+            return FT_EINVAL;
+        break;
+    case FT_K_PIO:
+        if ( size_code(r->u.pio.size, 1, 4) < 0 ||
+             !fits(r->u.pio.value, r->u.pio.size) )
+            return FT_EINVAL;
+        break;
+    case FT_K_MMIO:
+        if ( size_code(r->u.mmio.size, 1, 8) < 0 || (r->u.mmio.gpa >> 62) ||
+             !fits(r->u.mmio.value, r->u.mmio.size) )
+            return FT_EINVAL;
+        break;
+    case FT_K_RAND:
+        if ( size_code(r->u.rand.size, 2, 8) < 0 ||
+             !fits(r->u.rand.value, r->u.rand.size) )
+            return FT_EINVAL;
+        break;
+    case FT_K_DMA:
+        if ( r->u.dma.len == 0 || r->u.dma.len > FT_DMA_MAX )
+            return FT_EINVAL;
+        break;
+    default:
+        break;
+    }
+    return FT_OK;
+}
+
+/*
+ * The encoded size of 'r', which ft_log_check_inline accepted; 'slot'
+ * is ft_rip_slot(c, r->pt.rip).
+ */
+static ft_always_inline unsigned int
 ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
                      uint8_t *out, int slot)
 {
     uint8_t *p = out + 1;
     unsigned int h = r->kind;
     uint64_t rcx;
-    int code;
-
-    if ( r->kind >= FT_K_NR || r->pt.count < c->count )
-        return FT_EINVAL;
+    unsigned int code;
 
     p = put_varint(p, r->pt.count - c->count);
     /* rcx is coded against its value the last time at this rip. */
@@ -135,8 +177,6 @@ ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
         break;
 
     case FT_K_EVENT:
-        if ( r->u.event.type > FT_EV_TYPE_MAX )
-            return FT_EINVAL;
         *p++ = r->u.event.type | (r->u.event.has_cr2 ? EV_CR2 : 0);
         *p++ = r->u.event.vector;
         *p++ = r->u.event.insn_len;
@@ -172,9 +212,7 @@ ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
         break;
 
     case FT_K_PIO:
-        code = size_code(r->u.pio.size, 1, 4);
-        if ( code < 0 || !fits(r->u.pio.value, r->u.pio.size) )
-            return FT_EINVAL;
+        code = (unsigned int)size_code(r->u.pio.size, 1, 4);
         if ( r->u.pio.port == c->pio_port && r->u.pio.size == c->pio_size )
             h |= H_K;
         else
@@ -183,10 +221,7 @@ ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
         break;
 
     case FT_K_MMIO:
-        code = size_code(r->u.mmio.size, 1, 8);
-        if ( code < 0 || (r->u.mmio.gpa >> 62) ||
-             !fits(r->u.mmio.value, r->u.mmio.size) )
-            return FT_EINVAL;
+        code = (unsigned int)size_code(r->u.mmio.size, 1, 8);
         if ( r->u.mmio.gpa == c->mmio_gpa &&
              r->u.mmio.size == c->mmio_size )
             h |= H_K;
@@ -196,9 +231,7 @@ ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
         break;
 
     case FT_K_RAND:
-        code = size_code(r->u.rand.size, 2, 8);
-        if ( code < 0 || !fits(r->u.rand.value, r->u.rand.size) )
-            return FT_EINVAL;
+        code = (unsigned int)size_code(r->u.rand.size, 2, 8);
         if ( r->u.rand.seed )
             h |= H_K;
         *p++ = (uint8_t)code;
@@ -206,8 +239,6 @@ ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
         break;
 
     case FT_K_DMA:
-        if ( r->u.dma.len == 0 || r->u.dma.len > FT_DMA_MAX )
-            return FT_EINVAL;
         p = put_varint(p, r->u.dma.gpa);
         p = put_varint(p, r->u.dma.len);
         break;
@@ -228,7 +259,7 @@ ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
     }
 
     out[0] = (uint8_t)h;
-    return (int)(p - out);
+    return (unsigned int)(p - out);
 }
 
 /* 'slot' is ft_rip_slot(c, r->pt.rip). */

@@ -29,17 +29,29 @@ uint64_t ft_recorder_seq(const struct ft_recorder *rec)
 
 /*
  * Near the end of the data area or of the free space, a record goes
- * through a buffer.  Rare, so out of line; the record comes by value so
- * that the common path need not keep it in memory, and nothing of it is
- * live across this call.
+ * through a buffer.  Rare, so out of line.  The record comes as words
+ * rather than by address or value: either would make the common path
+ * store the whole record on its stack first, to no use there.
  */
+typedef char rec_words_fit[sizeof(((struct ft_log_rec *)0)->u) ==
+                           sizeof(((struct ft_log_rec *)0)->u.w) ? 1 : -1];
+
 static int __attribute__((__noinline__, __cold__))
-append_slow(struct ft_recorder *rec, struct ft_log_rec r, uint32_t dlen)
+append_slow(struct ft_recorder *rec, unsigned int kind,
+            const struct ft_point *pt, uint64_t u0, uint64_t u1, uint64_t u2)
 {
     struct ft_ring *ring = rec->ring;
     uint8_t head[FT_LOG_HEAD_MAX];
+    struct ft_log_rec r;
+    uint32_t dlen;
     int n, space;
 
+    r.kind = (uint8_t)kind;
+    r.pt = *pt;
+    r.u.w[0] = u0;
+    r.u.w[1] = u1;
+    r.u.w[2] = u2;
+    dlen = r.kind == FT_K_DMA ? r.u.dma.len : 0;
     n = ft_log_encode(&rec->codec, &r, head);
     if ( n < 0 )
         return n;
@@ -57,36 +69,39 @@ append_slow(struct ft_recorder *rec, struct ft_log_rec r, uint32_t dlen)
 }
 
 static ft_always_inline int append(struct ft_recorder *rec,
-                                   const struct ft_log_rec *r)
+                                   const struct ft_log_rec *r,
+                                   const struct ft_point *pt)
 {
     struct ft_ring *ring = rec->ring;
     uint32_t dlen = r->kind == FT_K_DMA ? r->u.dma.len : 0;
-    int slot;
+    int rc, slot;
     uint8_t *p;
-    int n;
+    uint32_t n;
 
     /* Before any size is computed from it. */
-    if ( dlen > FT_DMA_MAX || (dlen && !r->u.dma.data) )
+    rc = ft_log_check_inline(&rec->codec, r);
+    if ( rc < 0 )
+        return rc;
+    if ( dlen && !r->u.dma.data )
         return FT_EINVAL;
 
-    p = ft_ring_reserve(ring, FT_LOG_HEAD_MAX + dlen);
-    if ( !p )
-        return append_slow(rec, *r, dlen);
+    if ( !ft_ring_reserve(ring, FT_LOG_HEAD_MAX + dlen) )
+        return append_slow(rec, r->kind, pt, r->u.w[0], r->u.w[1],
+                           r->u.w[2]);
 
+    p = ft_ring_next(ring);
     slot = ft_rip_slot(&rec->codec, r->pt.rip);
     n = ft_log_encode_inline(&rec->codec, r, p, slot);
-    if ( n < 0 )
-        return n;
     if ( dlen )
-        ft_ring_write(ring, (uint32_t)n, r->u.dma.data, dlen);
-    ft_ring_publish(ring, (uint32_t)n + dlen, 1);
+        ft_ring_write(ring, n, r->u.dma.data, dlen);
+    ft_ring_commit(ring, n + dlen, 1);
     ft_codec_advance_inline(&rec->codec, r, slot);
     return FT_OK;
 }
 
 int ft_record(struct ft_recorder *rec, const struct ft_log_rec *r)
 {
-    return append(rec, r);
+    return append(rec, r, &r->pt);
 }
 
 static inline void at(struct ft_log_rec *r, unsigned int kind,
@@ -94,6 +109,8 @@ static inline void at(struct ft_log_rec *r, unsigned int kind,
 {
     r->kind = (uint8_t)kind;
     r->pt = *pt;
+    /* Whole words go to append_slow, not only the kind's fields. */
+    r->u.w[0] = r->u.w[1] = r->u.w[2] = 0;
 }
 
 int ft_record_extint(struct ft_recorder *rec, const struct ft_point *pt,
@@ -103,7 +120,7 @@ int ft_record_extint(struct ft_recorder *rec, const struct ft_point *pt,
 
     at(&r, FT_K_EXTINT, pt);
     r.u.intr.vector = vector;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_nmi(struct ft_recorder *rec, const struct ft_point *pt)
@@ -111,7 +128,7 @@ int ft_record_nmi(struct ft_recorder *rec, const struct ft_point *pt)
     struct ft_log_rec r;
 
     at(&r, FT_K_NMI, pt);
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_event(struct ft_recorder *rec, const struct ft_point *pt,
@@ -128,7 +145,7 @@ int ft_record_event(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.event.errcode = errcode ? *errcode : 0;
     r.u.event.has_cr2 = cr2 != NULL;
     r.u.event.cr2 = cr2 ? *cr2 : 0;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_tsc(struct ft_recorder *rec, const struct ft_point *pt,
@@ -138,7 +155,7 @@ int ft_record_tsc(struct ft_recorder *rec, const struct ft_point *pt,
 
     at(&r, FT_K_TSC, pt);
     r.u.tsc.value = value;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_msr(struct ft_recorder *rec, const struct ft_point *pt,
@@ -149,7 +166,7 @@ int ft_record_msr(struct ft_recorder *rec, const struct ft_point *pt,
     at(&r, FT_K_MSR, pt);
     r.u.msr.index = index;
     r.u.msr.value = value;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_pio(struct ft_recorder *rec, const struct ft_point *pt,
@@ -161,7 +178,7 @@ int ft_record_pio(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.pio.port = port;
     r.u.pio.size = size;
     r.u.pio.value = value;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_mmio(struct ft_recorder *rec, const struct ft_point *pt,
@@ -173,7 +190,7 @@ int ft_record_mmio(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.mmio.gpa = gpa;
     r.u.mmio.size = size;
     r.u.mmio.value = value;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_rand(struct ft_recorder *rec, const struct ft_point *pt,
@@ -185,7 +202,7 @@ int ft_record_rand(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.rand.seed = seed;
     r.u.rand.size = size;
     r.u.rand.value = value;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_dma(struct ft_recorder *rec, const struct ft_point *pt,
@@ -197,7 +214,7 @@ int ft_record_dma(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.dma.gpa = gpa;
     r.u.dma.len = len;
     r.u.dma.data = data;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_hlt_wake(struct ft_recorder *rec, const struct ft_point *pt)
@@ -205,7 +222,7 @@ int ft_record_hlt_wake(struct ft_recorder *rec, const struct ft_point *pt)
     struct ft_log_rec r;
 
     at(&r, FT_K_HLT_WAKE, pt);
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_progress(struct ft_recorder *rec, const struct ft_point *pt)
@@ -213,7 +230,7 @@ int ft_record_progress(struct ft_recorder *rec, const struct ft_point *pt)
     struct ft_log_rec r;
 
     at(&r, FT_K_PROGRESS, pt);
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_sync(struct ft_recorder *rec, const struct ft_point *pt,
@@ -223,7 +240,7 @@ int ft_record_sync(struct ft_recorder *rec, const struct ft_point *pt,
 
     at(&r, FT_K_SYNC, pt);
     r.u.sync.hash = hash;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }
 
 int ft_record_output(struct ft_recorder *rec, const struct ft_point *pt,
@@ -233,5 +250,5 @@ int ft_record_output(struct ft_recorder *rec, const struct ft_point *pt,
 
     at(&r, FT_K_OUTPUT, pt);
     r.u.output.id = id;
-    return append(rec, &r);
+    return append(rec, &r, pt);
 }

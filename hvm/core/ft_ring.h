@@ -65,15 +65,20 @@ static inline int ft_ring_space(struct ft_ring *r)
 }
 
 /*
- * A pointer to 'len' free bytes that are contiguous in the data area, or
- * NULL if there are not (the caller then uses ft_ring_write).  Inline,
- * as is ft_ring_publish: they are on the path of every record.
+ * True if 'len' free bytes are contiguous at ft_ring_next; false if not
+ * (the caller then uses ft_ring_space and ft_ring_write).  Inline, as
+ * are ft_ring_next and ft_ring_commit: they are on the path of every
+ * record.
  */
-static inline uint8_t *ft_ring_reserve(struct ft_ring *r, uint32_t len)
+static inline bool ft_ring_reserve(struct ft_ring *r, uint32_t len)
 {
     /* 'room' can only understate: recompute it when it looks short. */
-    if ( r->room < len && (ft_ring_space(r) < 0 || r->room < len) )
-        return NULL;
+    return r->room >= len || (ft_ring_space(r) >= 0 && r->room >= len);
+}
+
+/* Where the next record goes. */
+static inline uint8_t *ft_ring_next(const struct ft_ring *r)
+{
     return r->data + (r->prod & (r->size - 1));
 }
 
@@ -85,9 +90,8 @@ static inline uint8_t *ft_ring_reserve(struct ft_ring *r, uint32_t len)
 void ft_ring_write(struct ft_ring *r, uint32_t off, const void *src,
                    uint32_t len);
 
-/* Make 'len' bytes holding 'nrec' whole records visible to the consumer. */
-static inline void ft_ring_publish(struct ft_ring *r, uint32_t len,
-                                   uint32_t nrec)
+static inline void ft_ring_publish_(struct ft_ring *r, uint32_t len,
+                                    uint32_t nrec, bool reserved)
 {
     struct ft_ring_hdr *h = r->hdr;
     uint32_t prod = r->prod + len;
@@ -95,7 +99,10 @@ static inline void ft_ring_publish(struct ft_ring *r, uint32_t len,
 
     r->prod = prod;
     r->seq = seq;
-    r->room = len <= r->room ? r->room - len : 0;
+    if ( reserved )
+        r->room -= len;
+    else
+        r->room = len <= r->room ? r->room - len : 0;
     ft_store64(&h->prod_seq, seq);
     ft_store_release(&h->prod, prod);
     if ( r->waiting )
@@ -103,6 +110,27 @@ static inline void ft_ring_publish(struct ft_ring *r, uint32_t len,
         ft_flag_clear(&h->flags, r->waiting);
         r->waiting = 0;
     }
+}
+
+/*
+ * Make 'len' bytes holding 'nrec' whole records visible to the consumer,
+ * bytes that ft_ring_space found free.
+ */
+static inline void ft_ring_publish(struct ft_ring *r, uint32_t len,
+                                   uint32_t nrec)
+{
+    ft_ring_publish_(r, len, nrec, false);
+}
+
+/*
+ * The same for at most the 'len' bytes the last ft_ring_reserve gave:
+ * they are known contiguous, so the room left needs no clamping (the
+ * record path saves its compare and select).
+ */
+static inline void ft_ring_commit(struct ft_ring *r, uint32_t len,
+                                  uint32_t nrec)
+{
+    ft_ring_publish_(r, len, nrec, true);
 }
 
 /*
