@@ -554,6 +554,7 @@ bench: all $(BUILD)/bench/bench-core $(BUILD)/tests/udpframes \
 	sh tests/bench/run-core.sh $(BUILD)/bench
 	sh tests/bench/run-ftvm.sh $(BUILD)
 	sh tests/bench/run-ftd.sh $(BUILD)
+	sh tests/bench/plots.sh $(BUILD)/bench tests/bench/plots
 
 # --- install ----------------------------------------------------------
 

@@ -9,7 +9,7 @@ build="gcc make libc6-dev binutils libxxhash-dev libunicorn-dev libssl-dev
        libevent-dev libxen-dev"
 check="libcunit1-dev clang libclang-rt-14-dev procps etcd-server nftables
        python3"
-bench="valgrind iproute2 eatmydata"
+bench="valgrind iproute2 eatmydata gnuplot-nox"
 demo="iproute2"
 # The Xen lab (tests/xenlab): dom0 image and Xen under QEMU (TCG).
 xenlab="debootstrap qemu-system-x86 e2fsprogs cpio busybox-static iproute2"

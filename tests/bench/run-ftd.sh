@@ -89,14 +89,18 @@ now_ms() { date +%s%N | awk '{ printf "%.1f", $1 / 1e6 }'; }
 verdict() { awk -v x="$1" -v g="$2" -v op="$3" 'BEGIN {
     print ((op == "le" ? x <= g : x >= g) ? "met" : "MISSED") }'; }
 
-mkdir -p "$dir"
+# The samples behind the figures, for tests/bench/plots.sh.
+plot=$dir/plot
+rm -rf "$plot"
+mkdir -p "$dir" "$plot"
 for f in "$ftvm" "$ftd" "$dom0" "$rtt" "$dir/bench-channel"; do
     [ -x "$f" ] || fail "$f is not built"
 done
 
 # ---- the channel ------------------------------------------------------
 
-timeout -k 5 900 "$dir/bench-channel" --kv "$work/kv" ||
+timeout -k 5 900 "$dir/bench-channel" --kv "$work/kv" \
+    --rounds-out "$plot/channel.dat" ||
     fail "bench-channel failed"
 
 if [ "$(id -u)" != 0 ] || ! ip netns add "$A" 2>/dev/null; then
@@ -200,9 +204,12 @@ pair 0 --guest "$build/guests/kvstore.bin" --cmdline ip=10.78.0.2 \
     --net tap:kv0 --disk "$work/p.img" ||
     fail "protecting the kvstore guest: $(cat "$work"/*0.err)"
 unset XLFT_TRACE
-ip netns exec "$C" timeout -k 5 120 "$rtt" kv $requests 10.79.0.2 \
-    10.78.0.2 >"$work/kvrtt" 2>&1 ||
+ip netns exec "$C" timeout -k 5 120 "$rtt" --samples "$work" kv $requests \
+    10.79.0.2 10.78.0.2 >"$work/kvrtt" 2>&1 ||
     fail "the client: $(cat "$work/kvrtt")"
+mv "$work/10.79.0.2.us" "$plot/reply-unprotected.us" &&
+    mv "$work/10.78.0.2.us" "$plot/reply-protected.us" ||
+    fail "the client wrote no samples"
 has "protected" "$work/fp0.err" && ! has "peer lost" "$work/fp0.err" ||
     fail "the guest was not protected throughout: $(cat "$work/fp0.err")"
 un50=$(grep '^10.79' "$work/kvrtt" | field p50_us)
@@ -345,6 +352,7 @@ for how in "kill cpu" "silent cpu" "kill idle"; do
     esac
     echo "${key}_p50 $p50" >>"$work/kv"
     echo "${key}_p99 $p99" >>"$work/kv"
+    cut -d' ' -f1 "$work/fo" >"$plot/$key.ms"
 done
 
 # ---- false failovers under load -----------------------------------------

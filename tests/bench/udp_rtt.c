@@ -19,6 +19,10 @@
  * each target:
  *   TARGET n=N lost=L p50_us=X p99_us=Y max_us=Z
  * Exit status 1 if more than 1% were lost or on an error.
+ *
+ *   udp-rtt --samples DIR ...  also writes every time counted, in us,
+ *                              sorted, one a line, into DIR/TARGET.us
+ *                              (for the plot of make bench)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,6 +44,8 @@
 #define REPLY_MS    1000
 #define KV_PORT     7777
 #define TARGETS_MAX 4
+
+static const char *samples_dir;
 
 static int fail(const char *what)
 {
@@ -96,6 +102,26 @@ static uint64_t ask(int fd, const char *req, const char *want)
  * n + WARMUP times, each time waiting for a reply equal to 'want'; print
  * the figures of each, named by 'name'.
  */
+static int write_samples(const char *name, const uint64_t *v, long n)
+{
+    char path[4096];
+    FILE *f;
+
+    if (snprintf(path, sizeof(path), "%s/%s.us", samples_dir, name) >=
+        (int)sizeof(path)) {
+        fprintf(stderr, "udp-rtt: %s: name too long\n", samples_dir);
+        return 1;
+    }
+    f = fopen(path, "w");
+    if (!f)
+        return fail(path);
+    for (long i = 0; i < n; i++)
+        fprintf(f, "%.1f\n", v[i] / 1e3);
+    if (fclose(f))
+        return fail(path);
+    return 0;
+}
+
 static int measure(const int *fd, char *const *name, int nt,
                    const char *req, const char *want, long n)
 {
@@ -126,6 +152,7 @@ static int measure(const int *fd, char *const *name, int nt,
         if (!got[j]) {
             fprintf(stderr, "udp-rtt: %s: no reply came\n", name[j]);
             rc = 1;
+            free(t[j]);
             continue;
         }
         qsort(t[j], (size_t)got[j], sizeof(*t[j]), cmp_u64);
@@ -133,6 +160,8 @@ static int measure(const int *fd, char *const *name, int nt,
                name[j], got[j], lost[j], pct(t[j], got[j], 0.50),
                pct(t[j], got[j], 0.99), pct(t[j], got[j], 1.0));
         if (lost[j] * 100 > n)
+            rc = 1;
+        if (samples_dir && write_samples(name[j], t[j], got[j]))
             rc = 1;
         free(t[j]);
     }
@@ -220,13 +249,18 @@ int main(int argc, char **argv)
 {
     long n;
 
+    if (argc >= 3 && !strcmp(argv[1], "--samples")) {
+        samples_dir = argv[2];
+        argc -= 2;
+        argv += 2;
+    }
     if (argc == 3 && !strcmp(argv[1], "loopback") &&
         (n = count(argv[2])) > 0)
         return loopback(n);
     if (argc >= 4 && argc <= 3 + TARGETS_MAX && !strcmp(argv[1], "kv") &&
         (n = count(argv[2])) > 0)
         return kv(n, argv + 3, argc - 3);
-    fprintf(stderr, "usage: udp-rtt loopback N | udp-rtt kv N ADDR...  "
-            "(N from 1 to %d, up to %d addresses)\n", N_MAX, TARGETS_MAX);
+    fprintf(stderr, "usage: udp-rtt [--samples DIR] loopback N | "
+            "udp-rtt [--samples DIR] kv N ADDR...  (N from 1 to %d, up to %d addresses)\n", N_MAX, TARGETS_MAX);
     return 2;
 }
