@@ -44,7 +44,7 @@
 #include "ft_base.h"
 
 #define FT_RING_MAGIC       0x52544658u   /* "XFTR" in memory order */
-#define FT_ABI_VERSION      1u
+#define FT_ABI_VERSION      2u
 
 #define FT_RING_HDR_SIZE    4096u         /* one page */
 #define FT_RING_MIN_DATA    (128u << 10)  /* holds the largest record */
@@ -53,6 +53,22 @@
 
 #define FT_RING_RECORD      1u
 #define FT_RING_REPLAY      2u
+
+/*
+ * What the count of an execution point counts (ft_ring_hdr.counter).
+ * A log replays only where the same thing is counted on the same kind
+ * of CPU (ft_ring_hdr.cpu): counts of another are not comparable.
+ */
+#define FT_COUNTER_NONE     0u  /* nothing: the log cannot be replayed */
+#define FT_COUNTER_BRANCHES 1u  /* guest's retired conditional branches */
+#define FT_COUNTER_STEPS    2u  /* guest's instructions, one trap each */
+#define FT_COUNTER_MAX      2u
+
+#define FT_CPU_UNKNOWN      0u  /* not set by the owner: refused */
+#define FT_CPU_INTEL        1u
+#define FT_CPU_AMD          2u
+#define FT_CPU_FTVM         3u  /* ftvm's software CPU */
+#define FT_CPU_MAX          3u
 
 /* Flag bits in ft_ring_hdr.flags (set and cleared atomically). */
 #define FT_RING_F_STALLED   (1u << 0)  /* producer waits for space */
@@ -108,7 +124,9 @@ struct ft_ring_hdr {
     uint32_t role;           /* FT_RING_RECORD or FT_RING_REPLAY */
     uint32_t hdr_size;       /* FT_RING_HDR_SIZE */
     uint32_t data_size;      /* bytes, power of two */
-    uint8_t pad0[40];
+    uint32_t counter;        /* FT_COUNTER_* of the points */
+    uint32_t cpu;            /* FT_CPU_* that counted them */
+    uint8_t pad0[32];
 
     /* Producer's cache line. */
     uint32_t prod;           /* free-running byte index */
@@ -136,6 +154,7 @@ struct ft_ring_hdr {
     typedef char ft_abi_check_##name[(cond) ? 1 : -1]
 FT_ABI_CHECK(point, sizeof(struct ft_point) == 24);
 FT_ABI_CHECK(diag, sizeof(struct ft_diag) == 88);
+FT_ABI_CHECK(counter, offsetof(struct ft_ring_hdr, counter) == 24);
 FT_ABI_CHECK(prod, offsetof(struct ft_ring_hdr, prod) == 64);
 FT_ABI_CHECK(cons, offsetof(struct ft_ring_hdr, cons) == 128);
 FT_ABI_CHECK(ack, offsetof(struct ft_ring_hdr, ack_seq) == 192);

@@ -61,14 +61,61 @@ int ft_ring_init(struct ft_ring *r, void *mem, uint32_t mem_size,
     r->room = 0;
     r->seq = 0;
     r->waiting = 0;
+    r->counter = FT_COUNTER_NONE;
+    r->cpu = FT_CPU_UNKNOWN;
     return FT_OK;
+}
+
+bool ft_kind_defined(uint32_t counter, uint32_t cpu)
+{
+    return counter <= FT_COUNTER_MAX && cpu != FT_CPU_UNKNOWN &&
+           cpu <= FT_CPU_MAX;
+}
+
+int ft_ring_set_kind(struct ft_ring *r, uint32_t counter, uint32_t cpu)
+{
+    if ( !ft_kind_defined(counter, cpu) )
+        return FT_EINVAL;
+    r->hdr->counter = counter;
+    r->hdr->cpu = cpu;
+    r->counter = counter;
+    r->cpu = cpu;
+    return FT_OK;
+}
+
+const char *ft_counter_name(uint32_t counter)
+{
+    switch ( counter )
+    {
+    case FT_COUNTER_NONE:
+        return "none";
+    case FT_COUNTER_BRANCHES:
+        return "branches";
+    case FT_COUNTER_STEPS:
+        return "steps";
+    }
+    return "?";
+}
+
+const char *ft_cpu_name(uint32_t cpu)
+{
+    switch ( cpu )
+    {
+    case FT_CPU_INTEL:
+        return "Intel";
+    case FT_CPU_AMD:
+        return "AMD";
+    case FT_CPU_FTVM:
+        return "ftvm";
+    }
+    return "?";
 }
 
 int ft_ring_attach(struct ft_ring *r, void *mem, uint32_t mem_size,
                    uint32_t role)
 {
     struct ft_ring_hdr *h = mem;
-    uint32_t size, prod, cons;
+    uint32_t size, prod, cons, counter, cpu;
 
     if ( mem_size < FT_RING_HDR_SIZE )
         return FT_EPROTO;
@@ -78,8 +125,12 @@ int ft_ring_attach(struct ft_ring *r, void *mem, uint32_t mem_size,
          h->log_version != FT_LOG_VERSION )
         return FT_EPROTONOSUPPORT;
 
+    /* Each read once: the other side could change them meanwhile. */
     size = h->data_size;
+    counter = h->counter;
+    cpu = h->cpu;
     if ( h->role != role || h->hdr_size != FT_RING_HDR_SIZE ||
+         !ft_kind_defined(counter, cpu) ||
          !is_pow2(size) || size < FT_RING_MIN_DATA ||
          size > FT_RING_MAX_DATA ||
          size > mem_size - FT_RING_HDR_SIZE )
@@ -97,6 +148,8 @@ int ft_ring_attach(struct ft_ring *r, void *mem, uint32_t mem_size,
     r->cons = cons;
     r->waiting = 0;
     r->room = 0;
+    r->counter = counter;
+    r->cpu = cpu;
     /* The attaching side consumes a record ring and produces a replay ring. */
     r->seq = owner_produces(role) ? ft_load64(&h->cons_seq)
                                   : ft_load64(&h->prod_seq);

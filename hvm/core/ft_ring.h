@@ -26,6 +26,8 @@ struct ft_ring {
     uint32_t room;               /* producer: contiguous bytes known free */
     uint64_t seq;                /* last record published or consumed */
     uint32_t waiting;            /* FT_RING_F_* flag this side has set */
+    uint32_t counter;            /* FT_COUNTER_*, as attached or set */
+    uint32_t cpu;                /* FT_CPU_* */
 };
 
 /*
@@ -37,10 +39,27 @@ int ft_ring_init(struct ft_ring *r, void *mem, uint32_t mem_size,
                  uint32_t role);
 
 /*
+ * Owner side, before the ring is shared: what the points of its records
+ * count (FT_COUNTER_*) and on which CPU (FT_CPU_*).  A ring left without
+ * it says FT_CPU_UNKNOWN, which ft_ring_attach refuses.  FT_EINVAL for a
+ * value not defined.  Apart from ft_ring_init because a hypervisor may
+ * settle its counter only after laying the ring out.
+ */
+int ft_ring_set_kind(struct ft_ring *r, uint32_t counter, uint32_t cpu);
+
+/* Whether 'counter' and 'cpu' are values of FT_COUNTER_* and FT_CPU_*. */
+bool ft_kind_defined(uint32_t counter, uint32_t cpu);
+
+/* "none", "branches", "steps"; "Intel", "AMD", "ftvm"; "?" if undefined. */
+const char *ft_counter_name(uint32_t counter);
+const char *ft_cpu_name(uint32_t cpu);
+
+/*
  * Other side: check a ring laid out by ft_ring_init in 'mem' and take a
- * handle on it.  FT_EPROTONOSUPPORT for another ABI or log version,
- * FT_EPROTO for a header that does not describe a ring of this 'role'
- * fitting in 'mem_size' bytes.
+ * handle on it (r->counter and r->cpu say what its points count).
+ * FT_EPROTONOSUPPORT for another ABI or log version, FT_EPROTO for a
+ * header that does not describe a ring of this 'role' fitting in
+ * 'mem_size' bytes, or whose counter or CPU is not defined.
  */
 int ft_ring_attach(struct ft_ring *r, void *mem, uint32_t mem_size,
                    uint32_t role);

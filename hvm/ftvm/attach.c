@@ -77,6 +77,7 @@ int ftvm_attach(struct ftvm *vm, uint32_t role, uint32_t data, int fds[3])
         goto fail;
     }
     if (ft_ring_init(&vm->ring, vm->ring_mem, size, role) ||
+        ft_ring_set_kind(&vm->ring, FTVM_COUNTER, FT_CPU_FTVM) ||
         (role == FT_RING_RECORD ? ft_recorder_init(&vm->rec, &vm->ring)
                                 : ft_replay_init(&vm->rp, &vm->ring))) {
         rc = -EINVAL;

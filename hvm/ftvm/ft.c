@@ -25,6 +25,8 @@ static int rings(struct ftvm *vm, uint32_t role)
         return -ENOMEM;
     rc = ft_ring_init(&vm->ring, vm->ring_mem, size, role);
     if (!rc)
+        rc = ft_ring_set_kind(&vm->ring, FTVM_COUNTER, FT_CPU_FTVM);
+    if (!rc)
         rc = ft_ring_attach(&vm->peer, vm->ring_mem, size, role);
     return rc ? -EINVAL : 0;
 }
@@ -37,7 +39,8 @@ int ftvm_ft_record(struct ftvm *vm, const char *log)
         snprintf(vm->why, sizeof(vm->why), "cannot set up the record ring");
         return FTVM_EXIT_ERROR;
     }
-    if (xlft_logw_open(&vm->logw, log, vm->why, sizeof(vm->why)))
+    if (xlft_logw_open(&vm->logw, log, FTVM_COUNTER, FT_CPU_FTVM, vm->why,
+                       sizeof(vm->why)))
         return FTVM_EXIT_ERROR;
     vm->mode = FTVM_RECORD;
     ftvm_devstate_reset(vm);
@@ -53,6 +56,9 @@ int ftvm_ft_replay(struct ftvm *vm, const char *log)
         return FTVM_EXIT_ERROR;
     }
     rc = xlft_logr_open(&vm->logr, log, vm->why, sizeof(vm->why));
+    if (!rc)
+        rc = xlft_logr_expect(vm->logr, FTVM_COUNTER, FT_CPU_FTVM, vm->why,
+                              sizeof(vm->why));
     if (rc)
         return rc == -EBADMSG || rc == -EPROTONOSUPPORT ? FTVM_EXIT_BADLOG
                                                         : FTVM_EXIT_ERROR;

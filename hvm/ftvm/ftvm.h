@@ -36,6 +36,12 @@
 /* How a guest stopped by itself, for good (not a failure of ftvm's). */
 enum ftvm_end { FTVM_END_NONE, FTVM_END_POWEROFF, FTVM_END_HLT_CLI };
 
+/*
+ * What ftvm's points count: the instructions its code hook sees, on its
+ * own software CPU (FT_CPU_FTVM), whose counts no other CPU shares.
+ */
+#define FTVM_COUNTER        FT_COUNTER_STEPS
+
 #define FTVM_LOAD_ADDR      0x100000u
 #define FTVM_GDT_ADDR       0x500u      /* boot GDT, below the image */
 #define FTVM_MBI_ADDR       0x1000u     /* multiboot info and command line */

@@ -73,6 +73,7 @@
 #include <event2/event.h>
 #include <openssl/evp.h>
 
+#include "ft_abi.h"
 #include "ft_log.h"
 #include "records.h"
 #include "xlft_channel.h"
@@ -622,6 +623,7 @@ static double run_channel(uint64_t total, uint8_t enc, uint32_t npings,
                 .key = key, .initiator = pri,
                 .role = pri ? XLFT_ROLE_PRIMARY : XLFT_ROLE_SECONDARY,
                 .enc = enc, .domid = pri ? 1 : 2,
+                .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
                 .host = pri ? "hostA" : "hostB", .pair = "bench",
             },
             .in_max = QUEUE_MAX, .out_max = QUEUE_MAX,

@@ -118,6 +118,8 @@ static void sink_init(struct sink *s)
         die("out of memory");
     rc = ft_ring_init(&s->prod, s->mem, RING_MEM, FT_RING_RECORD);
     if (rc == FT_OK)
+        rc = ft_ring_set_kind(&s->prod, FT_COUNTER_BRANCHES, FT_CPU_INTEL);
+    if (rc == FT_OK)
         rc = ft_ring_attach(&s->cons, s->mem, RING_MEM, FT_RING_RECORD);
     if (rc == FT_OK)
         rc = ft_recorder_init(&s->rec, &s->prod);

@@ -20,9 +20,10 @@
  *   at the end of the receiver's read-ahead (of one frame's size) is
  *   moved to its front to be opened in place, nearly every frame;
  * - a different key on each side: both ends down, "different key" said;
- * - raw peers writing bytes by hand: a version 3 frame, version 1's
- *   HELLO (before host identities), a HELLO from a peer of the same
- *   role or of this host's name, an oversize header, half a frame then
+ * - raw peers writing bytes by hand: a version 4 frame, version 1's
+ *   HELLO (before host identities) and version 2's (before counters),
+ *   a HELLO from a peer of the same role, of this host's name or of a
+ *   log this side could not replay, an oversize header, half a frame then
  *   close, silence: each refused with its own error, and the ERROR
  *   frame the peer gets back decodes;
  * - ACKs sent while the primary reads nothing: at once while the socket
@@ -55,6 +56,7 @@
 #include <linux/filter.h>
 #include <event2/event.h>
 
+#include "ft_abi.h"
 #include "ft_log.h"
 #include "records.h"
 #include "xlft_channel.h"
@@ -421,6 +423,7 @@ static void end_init(struct end *e, const char *name, int fd, bool primary,
             .key = key, .initiator = primary,
             .role = primary ? XLFT_ROLE_PRIMARY : XLFT_ROLE_SECONDARY,
             .enc = enc, .domid = primary ? 5 : 6,
+            .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
             .host = primary ? "hostA" : "hostB", .pair = "vm1",
         },
         .in_max = XLFT_FRAME_MAX, .out_max = XLFT_FRAME_MAX,
@@ -728,6 +731,7 @@ static size_t hello(uint8_t *out, uint8_t hdr_version, uint16_t lo,
         .ver_min = lo, .ver_max = hi, .role = role,
         .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
         .domid = 3, .host = "hostA", .pair = "vm1",
+        .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
     };
     n = xlft_frame_put(&m, hdr_version, 0, out, 256, msg, sizeof(msg));
     CHECK(n > 0);
@@ -760,12 +764,12 @@ int main(void)
     freed_while_up();
     wrong_key();
 
-    n = hello(b, 3, 2, 2, XLFT_ROLE_PRIMARY);
-    raw_peer("version 3 frame", b, n, false, -EPROTONOSUPPORT,
-             "is channel version 3", XLFT_ERR_VERSION);
-    n = hello(b, 1, 2, 2, XLFT_ROLE_PRIMARY);
-    b[XLFT_HDR_SIZE] = 3, b[XLFT_HDR_SIZE + 2] = 4;
-    raw_peer("peer speaking versions 3-4", b, n, false, -EPROTONOSUPPORT,
+    n = hello(b, 4, 3, 3, XLFT_ROLE_PRIMARY);
+    raw_peer("version 4 frame", b, n, false, -EPROTONOSUPPORT,
+             "is channel version 4", XLFT_ERR_VERSION);
+    n = hello(b, 1, 3, 3, XLFT_ROLE_PRIMARY);
+    b[XLFT_HDR_SIZE] = 4, b[XLFT_HDR_SIZE + 2] = 5;
+    raw_peer("peer speaking versions 4-5", b, n, false, -EPROTONOSUPPORT,
              "no channel version in common", XLFT_ERR_VERSION);
     /* Version 1's HELLO: 52 bytes, versions 1 to 1, no names. */
     memset(b, 0, XLFT_HDR_SIZE + 52);
@@ -776,23 +780,44 @@ int main(void)
     b[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
     b[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
     raw_peer("version 1 peer", b, XLFT_HDR_SIZE + 52, false,
-             -EPROTONOSUPPORT, "the peer speaks 1 to 1, this side 2 to 2 "
+             -EPROTONOSUPPORT, "the peer speaks 1 to 1, this side 3 to 3 "
              "(an ftd from before host identities: upgrade it)",
              XLFT_ERR_VERSION);
-    n = hello(b, 1, 2, 2, XLFT_ROLE_SECONDARY);
+    /* Version 2's HELLO: 172 bytes, versions 2 to 2, no counter. */
+    memset(b, 0, XLFT_HDR_SIZE + 172);
+    memcpy(b, "XFTC\1\1", 6);
+    b[8] = 172;
+    b[XLFT_HDR_SIZE] = b[XLFT_HDR_SIZE + 2] = 2;
+    b[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
+    b[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
+    b[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
+    memcpy(b + XLFT_HDR_SIZE + 12, "hostA", 5);
+    memcpy(b + XLFT_HDR_SIZE + 76, "vm1", 3);
+    raw_peer("version 2 peer", b, XLFT_HDR_SIZE + 172, false,
+             -EPROTONOSUPPORT, "the peer speaks 2 to 2, this side 3 to 3 "
+             "(an ftd whose HELLO does not say what its log counts: "
+             "upgrade it)", XLFT_ERR_VERSION);
+    /* A primary whose log this secondary could not replay. */
+    n = hello(b, 1, 3, 3, XLFT_ROLE_PRIMARY);
+    b[XLFT_HDR_SIZE + 172] = FT_COUNTER_BRANCHES;
+    b[XLFT_HDR_SIZE + 173] = FT_CPU_INTEL;
+    raw_peer("a log of another counter and CPU", b, n, false,
+             -ECONNREFUSED, "the primary's log counts branches on Intel, "
+             "the secondary's replay steps on ftvm", XLFT_ERR_CONFIG);
+    n = hello(b, 1, 3, 3, XLFT_ROLE_SECONDARY);
     raw_peer("two secondaries", b, n, false, -ECONNREFUSED,
              "both ends are secondary", XLFT_ERR_CONFIG);
-    n = hello(b, 1, 2, 2, XLFT_ROLE_PRIMARY);
+    n = hello(b, 1, 3, 3, XLFT_ROLE_PRIMARY);
     b[XLFT_HDR_SIZE + 12 + 4] = 'B';
     raw_peer("a peer of this host's name", b, n, false, -ECONNREFUSED,
              "the peer is host hostB, as this host is", XLFT_ERR_CONFIG);
-    n = hello(b, 1, 2, 2, XLFT_ROLE_PRIMARY);
+    n = hello(b, 1, 3, 3, XLFT_ROLE_PRIMARY);
     b[8] = b[9] = b[10] = 0xff;
     raw_peer("oversize frame", b, n, false, -EMSGSIZE, "over the limit",
              XLFT_ERR_PROTOCOL);
-    n = hello(b, 1, 2, 2, XLFT_ROLE_PRIMARY);
+    n = hello(b, 1, 3, 3, XLFT_ROLE_PRIMARY);
     raw_peer("half a frame", b, n / 2, true, -ECONNRESET,
-             "in the middle of a frame (96 bytes of it)", 0);
+             "in the middle of a frame (97 bytes of it)", 0);
     handshake_ms = 200;
     raw_peer("silent peer", NULL, 0, false, -ETIMEDOUT,
              "no handshake within 200 ms", 0);

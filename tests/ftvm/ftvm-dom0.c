@@ -236,9 +236,11 @@ static int record(const char *sock, int argc, char **argv)
             "--no-ack or --bad-ack");
     if (!seconds || seconds > 600)
         die("record: --seconds from 1 to 600");
-    if (xlft_logw_open(&w, argv[0], msg, sizeof(msg)))
-        die("%s", msg);
     r = start(c, XLFT_FTVM_OP_RECORD, (uint32_t)ring);
+    /* The log says what the ring's points count. */
+    if (xlft_logw_open(&w, argv[0], r.ring.counter, r.ring.cpu, msg,
+                       sizeof(msg)))
+        die("%s", msg);
     call(c, XLFT_FTVM_OP_UNPAUSE, 0, -1, &rep, NULL);
 
     if (hold) {

@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "ftvm.h"
+#include "xlft_logfile.h"
 #define TEST_NAME "fuzz_ftvm"
 #include "testutil.h"
 
@@ -45,8 +46,11 @@ static void write_log(const char *path, const uint8_t *recs, uint32_t len)
 
     CHECK(f != NULL);
     ft_log_scan(recs, len, &nrec);
-    put_le(hdr + 8, FT_LOG_VERSION, 4);
+    put_le(hdr + 8, XLFT_LOGFILE_VERSION, 4);
     put_le(hdr + 12, 32, 4);
+    put_le(hdr + 16, FT_LOG_VERSION, 2);
+    hdr[18] = FTVM_COUNTER;
+    hdr[19] = FT_CPU_FTVM;
     put_le(hdr + 24, XXH3_64bits(hdr, 24), 8);
     put_le(blk + 4, len, 4);
     put_le(blk + 8, 1, 8);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "ft_abi.h"
 #include "xlft_crypto.h"
 
 #define TEST_NAME "fuzz_live"
@@ -64,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct xlft_session_cfg cfg = {
         .key = key, .enc = XLFT_ENC_DISABLED, .domid = 4, .pair = "vm1",
+        .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
     };
     struct xlft_session *i, *r;
     uint64_t seq = 2;           /* after HELLO and the initiator's ACK */

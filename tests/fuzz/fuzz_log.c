@@ -381,6 +381,7 @@ static void check_replay(const uint8_t *data, uint32_t size)
     CHECK(mem != NULL);
     /* The hypervisor owns a replay ring and consumes; ftd produces. */
     CHECK(ft_ring_init(&cons, mem, mem_size, FT_RING_REPLAY) == FT_OK);
+    CHECK(ft_ring_set_kind(&cons, FT_COUNTER_STEPS, FT_CPU_FTVM) == FT_OK);
     CHECK(ft_ring_attach(&prod, mem, mem_size, FT_RING_REPLAY) == FT_OK);
     CHECK(cons.size == FT_RING_MIN_DATA);
     n = size < cons.size ? size : cons.size;
@@ -470,6 +471,7 @@ static void check_recorder(const uint8_t *data, uint32_t size)
     CHECK(mem != NULL);
     /* The hypervisor owns a record ring and produces; ftd consumes. */
     CHECK(ft_ring_init(&prod, mem, mem_size, FT_RING_RECORD) == FT_OK);
+    CHECK(ft_ring_set_kind(&prod, FT_COUNTER_STEPS, FT_CPU_FTVM) == FT_OK);
     CHECK(ft_ring_attach(&cons, mem, mem_size, FT_RING_RECORD) == FT_OK);
 
     /* Start so that the middle of the input's records meets the end. */

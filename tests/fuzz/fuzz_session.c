@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ft_abi.h"
 #include "xlft_crypto.h"
 #define TEST_NAME "fuzz_session"
 #include "testutil.h"
@@ -105,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct xlft_session_cfg cfg = {
         .initiator = false, .role = XLFT_ROLE_SECONDARY,
         .enc = XLFT_ENC_REQUIRED, .domid = 9, .host = "hostB",
-        .accept = accept,
+        .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM, .accept = accept,
     };
     uint8_t hello[XLFT_REPLY_MAX];
     struct xlft_session *s;

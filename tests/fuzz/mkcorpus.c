@@ -100,6 +100,7 @@ static void gen_start(struct gen *g)
     g->mem = calloc(1, RING_MEM);
     if (!g->mem ||
         ft_ring_init(&g->prod, g->mem, RING_MEM, FT_RING_RECORD) ||
+        ft_ring_set_kind(&g->prod, FT_COUNTER_STEPS, FT_CPU_FTVM) ||
         ft_ring_attach(&g->cons, g->mem, RING_MEM, FT_RING_RECORD) ||
         ft_recorder_init(&g->rec, &g->prod))
         die("cannot set up a record ring");
@@ -630,7 +631,8 @@ static void logfile(const char *name, const struct buf *parts,
     long sz;
 
     snprintf(path, sizeof(path), "%s/fuzz_logfile/%s", outdir, name);
-    if (xlft_logw_open(&w, path, msg, sizeof(msg)))
+    if (xlft_logw_open(&w, path, FT_COUNTER_STEPS, FT_CPU_FTVM, msg,
+                       sizeof(msg)))
         die("%s", msg);
     for (i = 0; i < nparts; i++)
         if (xlft_logw_append(w, parts[i].p, parts[i].len, msg,
@@ -814,15 +816,17 @@ static void write_frame_seeds(void)
 
     memset(m, 0, sizeof(m));
     m[XLFT_T_HELLO].u.hello = (struct xlft_hello){
-        .ver_min = 2, .ver_max = 2, .role = XLFT_ROLE_PRIMARY,
+        .ver_min = 3, .ver_max = 3, .role = XLFT_ROLE_PRIMARY,
         .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
         .domid = 5, .host = "hostA", .pair = "vm1",
+        .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
     };
     memset(m[XLFT_T_HELLO].u.hello.nonce, 0x11, XLFT_NONCE_SIZE);
     m[XLFT_T_HELLO_ACK].u.hello_ack = (struct xlft_hello_ack){
-        .version = 2, .role = XLFT_ROLE_SECONDARY,
+        .version = 3, .role = XLFT_ROLE_SECONDARY,
         .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
         .domid = 9, .host = "hostB", .pair = "vm1",
+        .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
     };
     memset(m[XLFT_T_HELLO_ACK].u.hello_ack.nonce, 0x22, XLFT_NONCE_SIZE);
     memset(m[XLFT_T_HELLO_ACK].u.hello_ack.mac, 0x33, XLFT_MAC_SIZE);
@@ -906,8 +910,8 @@ static void write_frame_seeds(void)
     t.p[4] = 0;
     put_frames("bad_version0", &t);
     buf_copy(&t, &b);
-    t.p[4] = 3;
-    put_frames("bad_version3", &t);
+    t.p[4] = 4;
+    put_frames("bad_version4", &t);
     /* A version 1 header on a frame that is not a HELLO or an ERROR. */
     buf_copy(&t, &b);
     t.p[XLFT_HDR_SIZE + XLFT_HELLO_SIZE + 4] = 1;
@@ -951,6 +955,22 @@ static void write_frame_seeds(void)
     }
     put_frames("hello_v1", &t);
     write_file("fuzz_session", "hello_v1", t.p, t.len);
+    /* Version 2's, which says nothing of its counter (172 bytes). */
+    t.len = 0;
+    {
+        uint8_t v2[XLFT_HDR_SIZE + 172] = { 'X', 'F', 'T', 'C', 1,
+                                            XLFT_T_HELLO, 0, 0, 172 };
+
+        v2[XLFT_HDR_SIZE] = v2[XLFT_HDR_SIZE + 2] = 2;
+        v2[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
+        v2[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
+        v2[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
+        memcpy(v2 + XLFT_HDR_SIZE + 12, "hostA", 5);
+        memcpy(v2 + XLFT_HDR_SIZE + 76, "vm1", 3);
+        buf_add(&t, v2, sizeof(v2));
+    }
+    put_frames("hello_v2", &t);
+    write_file("fuzz_session", "hello_v2", t.p, t.len);
     b.len = 0;
     add_frame(&b, &m[XLFT_T_LOG], 0);
     b.p[XLFT_HDR_SIZE + 16] = 0;            /* no records */

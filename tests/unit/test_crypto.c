@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ft_abi.h"
 #include "xlft_crypto.h"
 #include "unit.h"
 
@@ -43,6 +44,7 @@ static struct xlft_session_cfg cfg_of(bool initiator, uint8_t enc,
         .key = key, .initiator = initiator,
         .role = initiator ? XLFT_ROLE_PRIMARY : XLFT_ROLE_SECONDARY,
         .enc = enc, .domid = initiator ? 5 : 9,
+        .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
         .host = initiator ? "hostA" : "hostB", .pair = "vm1",
     };
 }
@@ -462,6 +464,7 @@ static size_t peer_hello(uint8_t hdr_v, uint16_t lo, uint16_t hi)
         .ver_min = lo, .ver_max = hi, .role = XLFT_ROLE_PRIMARY,
         .enc = XLFT_ENC_REQUIRED, .log_version = FT_LOG_VERSION,
         .domid = 3, .host = "hostA", .pair = "vm1",
+        .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
     };
     n = xlft_frame_put(&m, hdr_v, 0, frame, sizeof(frame), msg, sizeof(msg));
     CU_ASSERT_FATAL(n > 0);
@@ -490,6 +493,31 @@ static size_t v1_hello(void)
     memset(frame + XLFT_HDR_SIZE + 12, 0xfe, 8);    /* pair id */
     memset(frame + XLFT_HDR_SIZE + 20, 0x5a, 32);   /* nonce */
     return XLFT_HDR_SIZE + 52;
+}
+
+/*
+ * The HELLO of version 2, from before counter kinds: 172 bytes, the
+ * layout of version 3 without its last two (WIRE.md of version 2).
+ */
+static size_t v2_hello(void)
+{
+    static const uint8_t hdr[] = {
+        'X', 'F', 'T', 'C', 1, XLFT_T_HELLO, 0, 0, 172, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0,
+    };
+
+    memset(frame, 0, XLFT_HDR_SIZE + 172);
+    memcpy(frame, hdr, sizeof(hdr));
+    frame[XLFT_HDR_SIZE + 0] = 2;                   /* versions 2 to 2 */
+    frame[XLFT_HDR_SIZE + 2] = 2;
+    frame[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
+    frame[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
+    frame[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
+    frame[XLFT_HDR_SIZE + 8] = 3;                   /* domid */
+    memcpy(frame + XLFT_HDR_SIZE + 12, "hostA", 5);
+    memcpy(frame + XLFT_HDR_SIZE + 76, "vm1", 3);
+    memset(frame + XLFT_HDR_SIZE + 140, 0x5a, 32);  /* nonce */
+    return XLFT_HDR_SIZE + 172;
 }
 
 /* Offer 'len' bytes at 'frame' to responder 'cr'; expect 'err'. */
@@ -536,24 +564,30 @@ static void test_versions(void)
     /* A peer of version 1, from before host identities, is told so. */
     responder_refuses(v1_hello(), -EPROTONOSUPPORT,
                       "no channel version in common: the peer speaks 1 to "
-                      "1, this side 2 to 2 (an ftd from before host "
+                      "1, this side 3 to 3 (an ftd from before host "
                       "identities: upgrade it)", XLFT_ERR_VERSION);
-    /* HELLO frames of version 0 and 2 (a HELLO says 1). */
-    responder_refuses(peer_hello(0, 2, 2), -EPROTONOSUPPORT,
-                      "is channel version 0; this side speaks versions 2 "
-                      "to 2", XLFT_ERR_VERSION);
-    responder_refuses(peer_hello(2, 2, 2), -EBADMSG,
-                      "HELLO with version 2 in its header, not 1",
+    /* And one of version 2, whose HELLO says nothing of its counter. */
+    responder_refuses(v2_hello(), -EPROTONOSUPPORT,
+                      "no channel version in common: the peer speaks 2 to "
+                      "2, this side 3 to 3 (an ftd whose HELLO does not "
+                      "say what its log counts: upgrade it)",
+                      XLFT_ERR_VERSION);
+    /* HELLO frames of version 0 and 3 (a HELLO says 1). */
+    responder_refuses(peer_hello(0, 3, 3), -EPROTONOSUPPORT,
+                      "is channel version 0; this side speaks versions 3 "
+                      "to 3", XLFT_ERR_VERSION);
+    responder_refuses(peer_hello(3, 3, 3), -EBADMSG,
+                      "HELLO with version 3 in its header, not 1",
                       XLFT_ERR_PROTOCOL);
-    /* A HELLO from peers that speak only 3-4, or only 0. */
-    n = peer_hello(1, 2, 2);
-    frame[XLFT_HDR_SIZE] = 3, frame[XLFT_HDR_SIZE + 2] = 4;
+    /* A HELLO from peers that speak only 4-5, or only 0. */
+    n = peer_hello(1, 3, 3);
+    frame[XLFT_HDR_SIZE] = 4, frame[XLFT_HDR_SIZE + 2] = 5;
     responder_refuses(n, -EPROTONOSUPPORT, "no channel version in common: "
-                      "the peer speaks 3 to 4, this side 2 to 2",
+                      "the peer speaks 4 to 5, this side 3 to 3",
                       XLFT_ERR_VERSION);
     frame[XLFT_HDR_SIZE] = frame[XLFT_HDR_SIZE + 2] = 0;
     responder_refuses(n, -EBADMSG, "version range 0-0", XLFT_ERR_PROTOCOL);
-    /* A peer that speaks 1 to 5 gets 2. */
+    /* A peer that speaks 1 to 5 gets 3. */
     {
         struct xlft_session_cfg cr = cfg_of(false, XLFT_ENC_REQUIRED, key_a);
         struct xlft_session *r;
@@ -562,32 +596,32 @@ static void test_versions(void)
         ASSERT_RC(xlft_session_new(&r, &cr, msg, sizeof(msg)), 0);
         ASSERT_RC(xlft_session_recv(r, frame, len, &m, reply, &n, msg,
                                     sizeof(msg)), 0);
-        CU_ASSERT_EQUAL(xlft_session_version(r), 2);
-        CU_ASSERT_EQUAL(reply[4], 2);
+        CU_ASSERT_EQUAL(xlft_session_version(r), 3);
+        CU_ASSERT_EQUAL(reply[4], 3);
         xlft_session_free(r);
     }
     /* Another log format: a peer of the one before device state. */
     CU_ASSERT_EQUAL(FT_LOG_VERSION, 2);
-    n = peer_hello(1, 2, 2);
+    n = peer_hello(1, 3, 3);
     frame[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION - 1;
     responder_refuses(n, -EPROTONOSUPPORT, "log format versions differ: "
                       "initiator 1, responder 2", XLFT_ERR_VERSION);
 
-    /* A responder answering in version 3 is refused by the initiator. */
+    /* A responder answering in version 4 is refused by the initiator. */
     ASSERT_RC(xlft_session_new(&i, &ci, msg, sizeof(msg)), 0);
     CU_ASSERT_FATAL(xlft_session_start(i, hello, sizeof(hello), msg,
                                        sizeof(msg)) > 0);
     m.type = XLFT_T_HELLO_ACK;
     m.u.hello_ack = (struct xlft_hello_ack){
-        .version = 3, .role = XLFT_ROLE_SECONDARY, .enc = XLFT_ENC_REQUIRED,
+        .version = 4, .role = XLFT_ROLE_SECONDARY, .enc = XLFT_ENC_REQUIRED,
         .log_version = FT_LOG_VERSION, .domid = 9, .host = "hostB",
-        .pair = "vm1",
+        .pair = "vm1", .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
     };
-    n = (size_t)xlft_frame_put(&m, 2, 0, frame, sizeof(frame), msg,
+    n = (size_t)xlft_frame_put(&m, 3, 0, frame, sizeof(frame), msg,
                                sizeof(msg));
     ASSERT_RC(deliver(i, frame, n, &m), -EPROTONOSUPPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "the responder chose channel "
-                                       "version 3"));
+                                       "version 4"));
     xlft_session_free(i);
 
     /*
@@ -597,13 +631,13 @@ static void test_versions(void)
     ASSERT_RC(xlft_session_new(&i, &ci, msg, sizeof(msg)), 0);
     CU_ASSERT_FATAL(xlft_session_start(i, hello, sizeof(hello), msg,
                                        sizeof(msg)) > 0);
-    xlft_msg_error(&m, XLFT_ERR_PROTOCOL, "HELLO payload of 172 bytes; it "
+    xlft_msg_error(&m, XLFT_ERR_PROTOCOL, "HELLO payload of 174 bytes; it "
                    "takes 52");
     n = (size_t)xlft_frame_put(&m, 1, 0, frame, sizeof(frame), msg,
                                sizeof(msg));
     ASSERT_RC(deliver(i, frame, n, &m), -ECONNABORTED);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "(protocol error): \"HELLO payload "
-                                       "of 172 bytes"));
+                                       "of 174 bytes"));
     xlft_session_free(i);
 }
 
@@ -611,19 +645,50 @@ static void test_settings(void)
 {
     size_t n;
 
-    n = peer_hello(1, 2, 2);
+    n = peer_hello(1, 3, 3);
     frame[XLFT_HDR_SIZE + 4] = XLFT_ROLE_SECONDARY;
     responder_refuses(n, -ECONNREFUSED, "both ends are secondary",
                       XLFT_ERR_CONFIG);
-    n = peer_hello(1, 2, 2);
+    n = peer_hello(1, 3, 3);
     frame[XLFT_HDR_SIZE + 76 + 2] = '2';
     responder_refuses(n, -ECONNREFUSED, "pairs differ: initiator vm2 (host "
                       "hostA), responder vm1", XLFT_ERR_CONFIG);
-    n = peer_hello(1, 2, 2);
+    n = peer_hello(1, 3, 3);
     frame[XLFT_HDR_SIZE + 5] = XLFT_ENC_DISABLED;
     responder_refuses(n, -ECONNREFUSED, "encryption settings differ: "
                       "initiator disabled, responder required",
                       XLFT_ERR_CONFIG);
+    /* A secondary never takes a log it could not replay. */
+    n = peer_hello(1, 3, 3);
+    frame[XLFT_HDR_SIZE + 172] = FT_COUNTER_BRANCHES;
+    frame[XLFT_HDR_SIZE + 173] = FT_CPU_INTEL;
+    responder_refuses(n, -ECONNREFUSED, "the primary's log counts branches "
+                      "on Intel, the secondary's replay steps on ftvm",
+                      XLFT_ERR_CONFIG);
+    n = peer_hello(1, 3, 3);
+    frame[XLFT_HDR_SIZE + 173] = FT_CPU_AMD;
+    responder_refuses(n, -ECONNREFUSED, "the primary's log counts steps on "
+                      "AMD, the secondary's replay steps on ftvm",
+                      XLFT_ERR_CONFIG);
+}
+
+/*
+ * A session of a counter or CPU not defined is refused at once.  (The
+ * initiator's own check of the responder's HELLO_ACK answers a peer
+ * that holds the key and lies: the responder refuses first otherwise.)
+ */
+static void test_kinds_undefined(void)
+{
+    struct xlft_session_cfg cr = cfg_of(false, XLFT_ENC_REQUIRED, key_a);
+    struct xlft_session *r;
+
+    cr.cpu = FT_CPU_UNKNOWN;
+    ASSERT_RC(xlft_session_new(&r, &cr, msg, sizeof(msg)), -EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "counter 2 or CPU 0 undefined"));
+    cr.cpu = FT_CPU_FTVM;
+    cr.counter = FT_COUNTER_MAX + 1;
+    ASSERT_RC(xlft_session_new(&r, &cr, msg, sizeof(msg)), -EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "counter 3 or CPU 3 undefined"));
 }
 
 /*
@@ -817,8 +882,9 @@ static void test_out_of_turn(void)
     pair_up(&p, XLFT_ENC_REQUIRED);
     m.type = XLFT_T_HELLO;
     m.u.hello = (struct xlft_hello){
-        .ver_min = 2, .ver_max = 2, .role = 1, .enc = 1, .log_version = 1,
+        .ver_min = 3, .ver_max = 3, .role = 1, .enc = 1, .log_version = 1,
         .domid = 3, .host = "hostA", .pair = "vm1",
+        .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_FTVM,
     };
     n = seal(p.i, &m, frame);
     ASSERT_RC(deliver(p.r, frame, n, &d), -EPROTO);
@@ -1006,12 +1072,14 @@ void register_crypto_tests(void)
     CU_add_test(s, "replayed, reordered, old and reflected frames refused",
                 test_replayed_reordered);
     CU_add_test(s, "truncated frames refused", test_truncated);
-    CU_add_test(s, "version 1 (no identities), 0 and 3 peers refused, "
-                "1-5 gets 2", test_versions);
+    CU_add_test(s, "versions 1 (no identities), 2 (no counter), 0 and 4 "
+                "refused, 1-5 gets 3", test_versions);
     CU_add_test(s, "a responder for any pair takes the initiator's",
                 test_pair_any);
-    CU_add_test(s, "roles, pair and encryption must agree",
+    CU_add_test(s, "roles, pair, encryption, counter and CPU must agree",
                 test_settings);
+    CU_add_test(s, "a counter or CPU not defined is refused",
+                test_kinds_undefined);
     CU_add_test(s, "an unknown pair or peer, a host of our name refused",
                 test_identities);
     CU_add_test(s, "the responder takes the key of the pair named",

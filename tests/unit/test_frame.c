@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ft_abi.h"
 #include "xlft_frame.h"
 #include "unit.h"
 
@@ -28,6 +29,7 @@ static void sample(unsigned int type, struct xlft_msg *m,
             .ver_min = 1, .ver_max = 3, .role = XLFT_ROLE_PRIMARY,
             .enc = XLFT_ENC_REQUIRED, .log_version = 1, .domid = 7,
             .host = "hostA", .pair = "vm-1.x_y",
+            .counter = FT_COUNTER_BRANCHES, .cpu = FT_CPU_INTEL,
         };
         memset(m->u.hello.nonce, 0xa5, XLFT_NONCE_SIZE);
         break;
@@ -35,6 +37,7 @@ static void sample(unsigned int type, struct xlft_msg *m,
         m->u.hello_ack = (struct xlft_hello_ack){
             .version = 2, .role = XLFT_ROLE_SECONDARY,
             .enc = XLFT_ENC_DISABLED, .log_version = 1, .domid = 0xfffe,
+            .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_AMD,
             .host = "hostB", .pair = "vm-1.x_y",
         };
         memset(m->u.hello_ack.nonce, 0x3c, XLFT_NONCE_SIZE);
@@ -124,6 +127,8 @@ static void test_fields(void)
     CU_ASSERT_EQUAL(buf[20 + 139], 0);
     CU_ASSERT_EQUAL(buf[20 + 140], 0xa5);
     CU_ASSERT_EQUAL(buf[20 + 171], 0xa5);
+    CU_ASSERT_EQUAL(buf[20 + 172], FT_COUNTER_BRANCHES);
+    CU_ASSERT_EQUAL(buf[20 + 173], FT_CPU_INTEL);
 
     sample(XLFT_T_HELLO_ACK, &m, NULL, 0);
     n = xlft_frame_put(&m, V, 0, buf, sizeof(buf), msg, sizeof(msg));
@@ -136,7 +141,11 @@ static void test_fields(void)
     CU_ASSERT_EQUAL(d.u.hello_ack.mac[31], 0xc3);
     CU_ASSERT(memcmp(buf + 20 + 10, "hostB\0", 6) == 0);
     CU_ASSERT(memcmp(buf + 20 + 74, "vm-1.x_y\0", 9) == 0);
-    CU_ASSERT_EQUAL(buf[20 + 170], 0xc3);
+    CU_ASSERT_EQUAL(d.u.hello_ack.counter, FT_COUNTER_STEPS);
+    CU_ASSERT_EQUAL(d.u.hello_ack.cpu, FT_CPU_AMD);
+    CU_ASSERT_EQUAL(buf[20 + 172], 0xc3);
+    CU_ASSERT_EQUAL(buf[20 + 171], FT_CPU_AMD);
+    CU_ASSERT_EQUAL(buf[20 + 170], FT_COUNTER_STEPS);
     CU_ASSERT_EQUAL(buf[20 + 169], 0x3c);
 
     sample(XLFT_T_ERROR, &m, NULL, 0);
@@ -228,13 +237,13 @@ static void test_header_errors(void)
               -EBADMSG);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "magic"));
 
-    /* Versions 0, 1 (before host identities) and 3. */
-    for (int v = 0; v <= 3; v += v ? 2 : 1) {
+    /* Versions 0, 1 (before host identities), 2 (before counters), 4. */
+    for (int v = 0; v <= 4; v += v == 2 ? 2 : 1) {
         memcpy(buf2, buf, (size_t)n);
         buf2[4] = (uint8_t)v;
         ASSERT_RC(xlft_frame_get(buf2, (size_t)n, &h, &d, msg, sizeof(msg)),
                   -EPROTONOSUPPORT);
-        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "speaks versions 2 to 2"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "speaks versions 3 to 3"));
     }
     /* A HELLO, and an ERROR refusing one, are read in version 1 too. */
     for (unsigned int t = XLFT_T_HELLO; t <= XLFT_T_ERROR;
@@ -371,6 +380,11 @@ static void test_malformed(void)
     poked(XLFT_T_HELLO_ACK, 2, 0, "role 0");
     poked(XLFT_T_HELLO_ACK, 3, 9, "encryption 9");
     poked(XLFT_T_HELLO_ACK, 4, 0, "log version 0");
+    poked(XLFT_T_HELLO, 172, FT_COUNTER_MAX + 1, "counter 3 or CPU 1");
+    poked(XLFT_T_HELLO, 173, FT_CPU_UNKNOWN, "counter 1 or CPU 0");
+    poked(XLFT_T_HELLO, 173, FT_CPU_MAX + 1, "counter 1 or CPU 4");
+    poked(XLFT_T_HELLO_ACK, 170, FT_COUNTER_MAX + 1, "counter 3 or CPU 2");
+    poked(XLFT_T_HELLO_ACK, 171, FT_CPU_UNKNOWN, "counter 2 or CPU 0");
     /* Names: the allowed bytes, at least one, NUL-padded, one spelling. */
     poked(XLFT_T_HELLO, 12, 0, "host or pair field is no name");
     poked(XLFT_T_HELLO, 12, '.', "host or pair field is no name");
@@ -464,11 +478,21 @@ static void test_names(void)
     ASSERT_RC(xlft_payload_get(XLFT_T_HELLO, buf, 52, &d, msg, sizeof(msg)),
               -EPROTONOSUPPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "no channel version in common: the "
-                                       "peer speaks 1 to 1, this side 2 to "
-                                       "2 (an ftd from before host "
+                                       "peer speaks 1 to 1, this side 3 to "
+                                       "3 (an ftd from before host "
                                        "identities: upgrade it)"));
-    /* and a later one that speaks only 3 and up likewise. */
-    buf[0] = 3, buf[2] = 4;
+    /* Version 2's (172 bytes, no counter) is told what it lacks... */
+    memset(buf, 0, 172);
+    buf[0] = 2, buf[2] = 2, buf[4] = XLFT_ROLE_PRIMARY;
+    buf[5] = XLFT_ENC_REQUIRED, buf[6] = FT_LOG_VERSION;
+    ASSERT_RC(xlft_payload_get(XLFT_T_HELLO, buf, 172, &d, msg, sizeof(msg)),
+              -EPROTONOSUPPORT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "no channel version in common: the "
+                                       "peer speaks 2 to 2, this side 3 to "
+                                       "3 (an ftd whose HELLO does not say "
+                                       "what its log counts: upgrade it)"));
+    /* ...and a later one that speaks only 4 and up is refused too. */
+    buf[0] = 4, buf[2] = 5;
     ASSERT_RC(xlft_payload_get(XLFT_T_HELLO, buf, 300, &d, msg, sizeof(msg)),
               -EPROTONOSUPPORT);
     CU_ASSERT_PTR_NULL(strstr(msg, "upgrade"));

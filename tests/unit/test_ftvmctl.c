@@ -68,7 +68,8 @@ static int ring_memfd(uint32_t size, int seals)
     mem = mmap(NULL, RING_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (mem == MAP_FAILED)
         goto fail;
-    if (ft_ring_init(&ring, mem, RING_SIZE, FT_RING_RECORD)) {
+    if (ft_ring_init(&ring, mem, RING_SIZE, FT_RING_RECORD) ||
+        ft_ring_set_kind(&ring, FT_COUNTER_STEPS, FT_CPU_FTVM)) {
         munmap(mem, RING_SIZE);
         goto fail;
     }

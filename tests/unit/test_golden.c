@@ -2,7 +2,7 @@
 /*
  * test_golden.c - frames, a stored log and the copy stream's header and
  * reply written out byte by byte from the documents (WIRE.md, channel
- * version 2; FORMAT.md, log format version 2), not from the code: the
+ * version 3; FORMAT.md, stored log version 3), not from the code: the
  * encoders must produce exactly these bytes and the decoders take them.
  * Integers are spelt as the little-endian bytes the documents define;
  * the only thing computed is a stored log's XXH3-64 checksums.
@@ -13,6 +13,7 @@
 
 #include <xxhash.h>
 
+#include "ft_abi.h"
 #include "xlft_copy.h"
 #include "xlft_frame.h"
 #include "xlft_logfile.h"
@@ -70,15 +71,15 @@ static void decodes(const uint8_t *in, size_t len, uint8_t version,
 }
 
 /* The initiator's HELLO: version 1 in its header, whatever it offers. */
-static const uint8_t hello[20 + 172] = {
+static const uint8_t hello[20 + 174] = {
     'X', 'F', 'T', 'C',                 /*  0 magic */
     1,                                  /*  4 channel version 1 */
     1,                                  /*  5 type HELLO */
     0, 0,                               /*  6 flags */
-    172, 0, 0, 0,                       /*  8 payload length */
+    174, 0, 0, 0,                       /*  8 payload length */
     0, 0, 0, 0, 0, 0, 0, 0,             /* 12 frame sequence number 0 */
-    2, 0,                               /* 20 +  0 lowest version 2 */
-    3, 0,                               /* 20 +  2 highest version 3 */
+    3, 0,                               /* 20 +  0 lowest version 3 */
+    4, 0,                               /* 20 +  2 highest version 4 */
     1,                                  /* 20 +  4 role primary */
     1,                                  /* 20 +  5 encryption required */
     1, 0,                               /* 20 +  6 log format version 1 */
@@ -90,17 +91,19 @@ static const uint8_t hello[20 + 172] = {
         0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
         0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
         0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+    1,                                  /* 20 + 172 counter: branches */
+    1,                                  /* 20 + 173 cpu: Intel */
 };
 
 /* The responder's HELLO_ACK, its first frame. */
-static const uint8_t hello_ack[20 + 202] = {
+static const uint8_t hello_ack[20 + 204] = {
     'X', 'F', 'T', 'C',
-    2,                                  /*  4 channel version 2 */
+    3,                                  /*  4 channel version 3 */
     2,                                  /*  5 type HELLO_ACK */
     0, 0,
-    202, 0, 0, 0,                       /*  8 payload length */
+    204, 0, 0, 0,                       /*  8 payload length */
     0, 0, 0, 0, 0, 0, 0, 0,             /* 12 frame 0 */
-    2, 0,                               /* 20 +  0 chosen version 2 */
+    3, 0,                               /* 20 +  0 chosen version 3 */
     2,                                  /* 20 +  2 role secondary */
     0,                                  /* 20 +  3 encryption disabled */
     1, 0,                               /* 20 +  4 log format version 1 */
@@ -112,7 +115,9 @@ static const uint8_t hello_ack[20 + 202] = {
         0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
         0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37,
         0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
-    [20 + 170] =                                /* key confirmation */
+    [20 + 170] = 2,                             /* counter: steps */
+    [20 + 171] = 2,                             /* cpu: AMD */
+    [20 + 172] =                                /* key confirmation */
         0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47,
         0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
         0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57,
@@ -124,17 +129,20 @@ static void test_hello(void)
     struct xlft_msg m = { .type = XLFT_T_HELLO }, d;
 
     m.u.hello = (struct xlft_hello){
-        .ver_min = 2, .ver_max = 3, .role = XLFT_ROLE_PRIMARY,
+        .ver_min = 3, .ver_max = 4, .role = XLFT_ROLE_PRIMARY,
         .enc = XLFT_ENC_REQUIRED, .log_version = 1, .domid = 0x30201,
         .host = "hostA", .pair = "vm1",
+        .counter = FT_COUNTER_BRANCHES, .cpu = FT_CPU_INTEL,
     };
     for (unsigned int i = 0; i < XLFT_NONCE_SIZE; i++)
         m.u.hello.nonce[i] = (uint8_t)i;
     encodes_to(&m, 1, 0, hello, sizeof(hello), "HELLO");
     decodes(hello, sizeof(hello), 1, 0, &d);
     CU_ASSERT_EQUAL(d.type, XLFT_T_HELLO);
-    CU_ASSERT_EQUAL(d.u.hello.ver_min, 2);
-    CU_ASSERT_EQUAL(d.u.hello.ver_max, 3);
+    CU_ASSERT_EQUAL(d.u.hello.ver_min, 3);
+    CU_ASSERT_EQUAL(d.u.hello.ver_max, 4);
+    CU_ASSERT_EQUAL(d.u.hello.counter, FT_COUNTER_BRANCHES);
+    CU_ASSERT_EQUAL(d.u.hello.cpu, FT_CPU_INTEL);
     CU_ASSERT_EQUAL(d.u.hello.role, XLFT_ROLE_PRIMARY);
     CU_ASSERT_EQUAL(d.u.hello.enc, XLFT_ENC_REQUIRED);
     CU_ASSERT_EQUAL(d.u.hello.log_version, 1);
@@ -146,18 +154,21 @@ static void test_hello(void)
 
     m.type = XLFT_T_HELLO_ACK;
     m.u.hello_ack = (struct xlft_hello_ack){
-        .version = 2, .role = XLFT_ROLE_SECONDARY,
+        .version = 3, .role = XLFT_ROLE_SECONDARY,
         .enc = XLFT_ENC_DISABLED, .log_version = 1, .domid = 0x7ffe,
         .host = "host-B.2", .pair = "vm1",
+        .counter = FT_COUNTER_STEPS, .cpu = FT_CPU_AMD,
     };
     for (unsigned int i = 0; i < XLFT_NONCE_SIZE; i++)
         m.u.hello_ack.nonce[i] = (uint8_t)(0x20 + i);
     for (unsigned int i = 0; i < XLFT_MAC_SIZE; i++)
         m.u.hello_ack.mac[i] = (uint8_t)(0x40 + i);
-    encodes_to(&m, 2, 0, hello_ack, sizeof(hello_ack), "HELLO_ACK");
-    decodes(hello_ack, sizeof(hello_ack), 2, 0, &d);
+    encodes_to(&m, 3, 0, hello_ack, sizeof(hello_ack), "HELLO_ACK");
+    decodes(hello_ack, sizeof(hello_ack), 3, 0, &d);
     CU_ASSERT_EQUAL(d.type, XLFT_T_HELLO_ACK);
-    CU_ASSERT_EQUAL(d.u.hello_ack.version, 2);
+    CU_ASSERT_EQUAL(d.u.hello_ack.version, 3);
+    CU_ASSERT_EQUAL(d.u.hello_ack.counter, FT_COUNTER_STEPS);
+    CU_ASSERT_EQUAL(d.u.hello_ack.cpu, FT_CPU_AMD);
     CU_ASSERT_EQUAL(d.u.hello_ack.role, XLFT_ROLE_SECONDARY);
     CU_ASSERT_EQUAL(d.u.hello_ack.enc, XLFT_ENC_DISABLED);
     CU_ASSERT_EQUAL(d.u.hello_ack.log_version, 1);
@@ -174,7 +185,7 @@ static void test_hello(void)
 static const uint8_t record[] = { 0x0a, 0x05, 0x02 };
 
 static const uint8_t log_frame[] = {
-    'X', 'F', 'T', 'C', 2,
+    'X', 'F', 'T', 'C', 3,
     3,                                  /*  5 type LOG */
     0, 0,
     23, 0, 0, 0,                        /*  8 payload: 20 + 3 */
@@ -186,7 +197,7 @@ static const uint8_t log_frame[] = {
 };
 
 static const uint8_t ack_frame[] = {
-    'X', 'F', 'T', 'C', 2,
+    'X', 'F', 'T', 'C', 3,
     4,                                  /* ACK */
     0, 0, 32, 0, 0, 0,
     0x05, 0, 0, 0, 0, 0, 0, 0,
@@ -197,7 +208,7 @@ static const uint8_t ack_frame[] = {
 };
 
 static const uint8_t heartbeat_frame[] = {
-    'X', 'F', 'T', 'C', 2,
+    'X', 'F', 'T', 'C', 3,
     5,                                  /* HEARTBEAT */
     0, 0, 16, 0, 0, 0,
     0x06, 0, 0, 0, 0, 0, 0, 0,
@@ -206,7 +217,7 @@ static const uint8_t heartbeat_frame[] = {
 };
 
 static const uint8_t state_frame[] = {
-    'X', 'F', 'T', 'C', 2,
+    'X', 'F', 'T', 'C', 3,
     6,                                  /* STATE */
     0, 0, 28, 0, 0, 0,                  /* 24 + 4 */
     0x07, 0, 0, 0, 0, 0, 0, 0,
@@ -217,7 +228,7 @@ static const uint8_t state_frame[] = {
 };
 
 static const uint8_t golive_frame[] = {
-    'X', 'F', 'T', 'C', 2,
+    'X', 'F', 'T', 'C', 3,
     7,                                  /* GOLIVE */
     0, 0, 8, 0, 0, 0,
     0x08, 0, 0, 0, 0, 0, 0, 0,
@@ -225,7 +236,7 @@ static const uint8_t golive_frame[] = {
 };
 
 static const uint8_t shutdown_frame[] = {
-    'X', 'F', 'T', 'C', 2,
+    'X', 'F', 'T', 'C', 3,
     8,                                  /* SHUTDOWN */
     0, 0, 8, 0, 0, 0,
     0x09, 0, 0, 0, 0, 0, 0, 0,
@@ -233,7 +244,7 @@ static const uint8_t shutdown_frame[] = {
 };
 
 static const uint8_t error_frame[] = {
-    'X', 'F', 'T', 'C', 2,
+    'X', 'F', 'T', 'C', 3,
     9,                                  /* ERROR */
     0, 0, 11, 0, 0, 0,                  /* 6 + 5 */
     0x0a, 0, 0, 0, 0, 0, 0, 0,
@@ -253,9 +264,9 @@ static void test_frames(void)
         .sent_ns = 0x2122232425262728ull, .count = 1,
         .len = sizeof(record), .recs = record,
     };
-    encodes_to(&m, 2, 0x0807060504030201ull, log_frame, sizeof(log_frame),
+    encodes_to(&m, 3, 0x0807060504030201ull, log_frame, sizeof(log_frame),
                "LOG");
-    decodes(log_frame, sizeof(log_frame), 2, 0x0807060504030201ull, &d);
+    decodes(log_frame, sizeof(log_frame), 3, 0x0807060504030201ull, &d);
     CU_ASSERT_EQUAL(d.u.log.first_seq, m.u.log.first_seq);
     CU_ASSERT_EQUAL(d.u.log.sent_ns, m.u.log.sent_ns);
     CU_ASSERT_EQUAL(d.u.log.count, 1);
@@ -268,8 +279,8 @@ static void test_frames(void)
         .acked = 0x102, .replayed = 0x101,
         .echo_ns = 0x3132333435363738ull, .recv_ns = 0x4142434445464748ull,
     };
-    encodes_to(&m, 2, 5, ack_frame, sizeof(ack_frame), "ACK");
-    decodes(ack_frame, sizeof(ack_frame), 2, 5, &d);
+    encodes_to(&m, 3, 5, ack_frame, sizeof(ack_frame), "ACK");
+    decodes(ack_frame, sizeof(ack_frame), 3, 5, &d);
     CU_ASSERT(memcmp(&d.u.ack, &m.u.ack, sizeof(m.u.ack)) == 0);
 
     memset(&m, 0, sizeof(m));
@@ -277,9 +288,9 @@ static void test_frames(void)
     m.u.heartbeat = (struct xlft_heartbeat){
         .sent_ns = 0x5152535455565758ull, .echo_ns = 0x6162636465666768ull,
     };
-    encodes_to(&m, 2, 6, heartbeat_frame, sizeof(heartbeat_frame),
+    encodes_to(&m, 3, 6, heartbeat_frame, sizeof(heartbeat_frame),
                "HEARTBEAT");
-    decodes(heartbeat_frame, sizeof(heartbeat_frame), 2, 6, &d);
+    decodes(heartbeat_frame, sizeof(heartbeat_frame), 3, 6, &d);
     CU_ASSERT(memcmp(&d.u.heartbeat, &m.u.heartbeat,
                      sizeof(m.u.heartbeat)) == 0);
 
@@ -289,8 +300,8 @@ static void test_frames(void)
         .offset = 0x1000, .total = 0x2000, .base_seq = 0x77,
         .len = 4, .data = (const uint8_t *)"abcd",
     };
-    encodes_to(&m, 2, 7, state_frame, sizeof(state_frame), "STATE");
-    decodes(state_frame, sizeof(state_frame), 2, 7, &d);
+    encodes_to(&m, 3, 7, state_frame, sizeof(state_frame), "STATE");
+    decodes(state_frame, sizeof(state_frame), 3, 7, &d);
     CU_ASSERT_EQUAL(d.u.state.offset, 0x1000);
     CU_ASSERT_EQUAL(d.u.state.total, 0x2000);
     CU_ASSERT_EQUAL(d.u.state.base_seq, 0x77);
@@ -300,21 +311,21 @@ static void test_frames(void)
     memset(&m, 0, sizeof(m));
     m.type = XLFT_T_GOLIVE;
     m.u.golive_seq = 0x123;
-    encodes_to(&m, 2, 8, golive_frame, sizeof(golive_frame), "GOLIVE");
-    decodes(golive_frame, sizeof(golive_frame), 2, 8, &d);
+    encodes_to(&m, 3, 8, golive_frame, sizeof(golive_frame), "GOLIVE");
+    decodes(golive_frame, sizeof(golive_frame), 3, 8, &d);
     CU_ASSERT_EQUAL(d.u.golive_seq, 0x123);
 
     memset(&m, 0, sizeof(m));
     m.type = XLFT_T_SHUTDOWN;
     m.u.shutdown_seq = 0x1234;
-    encodes_to(&m, 2, 9, shutdown_frame, sizeof(shutdown_frame),
+    encodes_to(&m, 3, 9, shutdown_frame, sizeof(shutdown_frame),
                "SHUTDOWN");
-    decodes(shutdown_frame, sizeof(shutdown_frame), 2, 9, &d);
+    decodes(shutdown_frame, sizeof(shutdown_frame), 3, 9, &d);
     CU_ASSERT_EQUAL(d.u.shutdown_seq, 0x1234);
 
     xlft_msg_error(&m, XLFT_ERR_CONFIG, "peers");
-    encodes_to(&m, 2, 10, error_frame, sizeof(error_frame), "ERROR");
-    decodes(error_frame, sizeof(error_frame), 2, 10, &d);
+    encodes_to(&m, 3, 10, error_frame, sizeof(error_frame), "ERROR");
+    decodes(error_frame, sizeof(error_frame), 3, 10, &d);
     CU_ASSERT_EQUAL(d.u.error.code, XLFT_ERR_CONFIG);
     CU_ASSERT_STRING_EQUAL(d.u.error.reason, "peers");
 }
@@ -333,9 +344,12 @@ static void put_le64(uint8_t *p, uint64_t v)
 #define LOG_END   (LOG_BLOCK + 40u + 3u)
 static uint8_t stored[LOG_END + 40] = {
     'X', 'E', 'N', 'F', 'T', 'L', 'O', 'G',   /*  0 magic */
-    2, 0, 0, 0,                         /*  8 log format version 2 */
+    3, 0, 0, 0,                         /*  8 stored log version 3 */
     32, 0, 0, 0,                        /* 12 header size */
-    0, 0, 0, 0, 0, 0, 0, 0,             /* 16 reserved */
+    2, 0,                               /* 16 records' format version 2 */
+    2,                                  /* 18 counter: steps */
+    3,                                  /* 19 cpu: ftvm */
+    0, 0, 0, 0,                         /* 20 reserved */
                                         /* 24 checksum of bytes 0-23 */
     [LOG_BLOCK] =
     'X', 'B', 'L', 'K',                 /*  0 magic */
@@ -380,7 +394,8 @@ static void test_stored_log(void)
     CU_ASSERT_FATAL(fd >= 0);
     close(fd);
     seal();
-    ASSERT_RC(xlft_logw_open(&w, path, msg, sizeof(msg)), 0);
+    ASSERT_RC(xlft_logw_open(&w, path, FT_COUNTER_STEPS, FT_CPU_FTVM, msg,
+                             sizeof(msg)), 0);
     ASSERT_RC(xlft_logw_append(w, record, sizeof(record), msg, sizeof(msg)),
               0);
     ASSERT_RC(xlft_logw_close(w, msg, sizeof(msg)), 0);

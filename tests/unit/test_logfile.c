@@ -10,8 +10,13 @@
 
 #include <xxhash.h>
 
+#include "ft_ring.h"
 #include "xlft_logfile.h"
 #include "unit.h"
+
+/* What the logs written here say their points count. */
+#define COUNTER FT_COUNTER_BRANCHES
+#define CPU     FT_CPU_INTEL
 
 static char dir[] = "/tmp/xenft-unit.XXXXXX";
 
@@ -67,7 +72,7 @@ static int write_log(const char *path, const uint8_t *recs, size_t len)
     struct xlft_logw *w;
     char msg[256];
     size_t off = 0;
-    int rc = xlft_logw_open(&w, path, msg, sizeof(msg));
+    int rc = xlft_logw_open(&w, path, COUNTER, CPU, msg, sizeof(msg));
 
     if (rc)
         return rc;
@@ -243,38 +248,102 @@ static void test_damage(void)
     free((void *)bad);
 }
 
-/* A well-formed header of format 'v', which this build does not read. */
-static void refused(uint8_t v)
+/*
+ * A stored log header of version 'v' whose records are of format 'lv'
+ * and whose points count 'counter' on 'cpu', checksum and all, alone
+ * in a file: what reading that file gives.
+ */
+static int header_only(uint8_t v, uint8_t lv, uint8_t counter, uint8_t cpu,
+                       char *msg, size_t msglen)
 {
-    static const uint8_t hdr0[32] = {
-        'X', 'E', 'N', 'F', 'T', 'L', 'O', 'G', 0, 0, 0, 0, 32, 0, 0, 0,
-    };
-    uint8_t hdr[32];
-    uint64_t h;
+    uint8_t hdr[32] = { 'X', 'E', 'N', 'F', 'T', 'L', 'O', 'G', v, 0, 0, 0,
+                        32, 0, 0, 0, lv, 0, counter, cpu };
+    uint64_t h = XXH3_64bits(hdr, 24);
     size_t got_len;
     uint64_t nrec;
-    char msg[256], want[32];
     FILE *f;
 
-    memcpy(hdr, hdr0, sizeof(hdr));
-    hdr[8] = v;
-    h = XXH3_64bits(hdr, 24);
     for (int i = 0; i < 8; i++)
         hdr[24 + i] = (uint8_t)(h >> (8 * i));
     f = fopen(path_of("vx.log"), "wb");
+    CU_ASSERT_FATAL(f != NULL);
     fwrite(hdr, 1, sizeof(hdr), f);
     fclose(f);
-    ASSERT_RC(read_log(path_of("vx.log"), NULL, &got_len, &nrec, msg,
-                       sizeof(msg)), -EPROTONOSUPPORT);
-    snprintf(want, sizeof(want), "version %u", v);
+    return read_log(path_of("vx.log"), NULL, &got_len, &nrec, msg, msglen);
+}
+
+static void refused(uint8_t v, uint8_t lv, const char *want)
+{
+    char msg[256];
+
+    ASSERT_RC(header_only(v, lv, COUNTER, CPU, msg, sizeof(msg)),
+              -EPROTONOSUPPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, want));
 }
 
 static void test_version(void)
 {
+    char msg[256];
+
+    CU_ASSERT_EQUAL(XLFT_LOGFILE_VERSION, 3);
     CU_ASSERT_EQUAL(FT_LOG_VERSION, 2);
-    refused(1);                 /* before the device state */
-    refused(3);
+    /* What older builds wrote: the records' version at offset 8. */
+    refused(1, 0, "stored log version 1");
+    refused(2, 0, "stored log version 2");
+    refused(4, FT_LOG_VERSION, "stored log version 4");
+    refused(3, 1, "records of log format version 1");
+    refused(3, 3, "records of log format version 3");
+    /* The same header of this version reads (as a cut log: no blocks). */
+    ASSERT_RC(header_only(3, FT_LOG_VERSION, COUNTER, CPU, msg, sizeof(msg)),
+              -ENODATA);
+}
+
+/* A header that names no counter or CPU is damaged, not merely other. */
+static void test_kind_undefined(void)
+{
+    static const uint8_t bad[][2] = {
+        { FT_COUNTER_MAX + 1, FT_CPU_INTEL },
+        { FT_COUNTER_STEPS, FT_CPU_UNKNOWN },
+        { FT_COUNTER_STEPS, FT_CPU_MAX + 1 },
+    };
+    struct xlft_logw *w;
+    char msg[256];
+
+    for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ASSERT_RC(header_only(3, FT_LOG_VERSION, bad[i][0], bad[i][1], msg,
+                              sizeof(msg)), -EBADMSG);
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "not a kind of log"));
+        ASSERT_RC(xlft_logw_open(&w, path_of("k.log"), bad[i][0], bad[i][1],
+                                 msg, sizeof(msg)), -EINVAL);
+        CU_ASSERT_PTR_NULL(w);
+    }
+}
+
+/* A replayer takes a log of its own counter and CPU only. */
+static void test_kind_expected(void)
+{
+    struct xlft_logw *w;
+    struct xlft_logr *r;
+    uint32_t counter, cpu;
+    char msg[256];
+
+    ASSERT_RC(xlft_logw_open(&w, path_of("k.log"), FT_COUNTER_BRANCHES,
+                             FT_CPU_INTEL, msg, sizeof(msg)), 0);
+    ASSERT_RC(xlft_logw_close(w, msg, sizeof(msg)), 0);
+    ASSERT_RC(xlft_logr_open(&r, path_of("k.log"), msg, sizeof(msg)), 0);
+    xlft_logr_kind(r, &counter, &cpu);
+    CU_ASSERT_EQUAL(counter, FT_COUNTER_BRANCHES);
+    CU_ASSERT_EQUAL(cpu, FT_CPU_INTEL);
+    ASSERT_RC(xlft_logr_expect(r, FT_COUNTER_BRANCHES, FT_CPU_INTEL, msg,
+                               sizeof(msg)), 0);
+    ASSERT_RC(xlft_logr_expect(r, FT_COUNTER_STEPS, FT_CPU_INTEL, msg,
+                               sizeof(msg)), -EPROTONOSUPPORT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "count branches on Intel, but this "
+                                       "replay counts steps on Intel"));
+    ASSERT_RC(xlft_logr_expect(r, FT_COUNTER_BRANCHES, FT_CPU_AMD, msg,
+                               sizeof(msg)), -EPROTONOSUPPORT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "on AMD"));
+    xlft_logr_close(r);
 }
 
 /* A log file from raw parts, checksums and all (layout: FORMAT.md). */
@@ -282,7 +351,8 @@ static void write_raw_log(const char *path, const uint8_t *payload,
                           uint32_t len, uint32_t nrec)
 {
     uint8_t hdr[32] = { 'X', 'E', 'N', 'F', 'T', 'L', 'O', 'G',
-                        FT_LOG_VERSION, 0, 0, 0, 32, 0, 0, 0 };
+                        XLFT_LOGFILE_VERSION, 0, 0, 0, 32, 0, 0, 0,
+                        FT_LOG_VERSION, 0, COUNTER, CPU };
     uint8_t blk[2][40];
     FILE *f = fopen(path, "wb");
 
@@ -340,7 +410,8 @@ static void test_malformed_in_context(void)
     CU_ASSERT_EQUAL(nrec, 0);
 
     /* ...by the writer too, which appends nothing. */
-    ASSERT_RC(xlft_logw_open(&w, path_of("w2.log"), msg, sizeof(msg)), 0);
+    ASSERT_RC(xlft_logw_open(&w, path_of("w2.log"), COUNTER, CPU, msg,
+                             sizeof(msg)), 0);
     ASSERT_RC(xlft_logw_append(w, bad, sizeof(bad), msg, sizeof(msg)),
               -EINVAL);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "malformed"));
@@ -371,11 +442,12 @@ static void test_writer_errors(void)
     uint8_t bad[] = { 0x0f, 0 };
     uint8_t rec[] = { FT_K_NMI | 0x10, 1 };
 
-    ASSERT_RC(xlft_logw_open(&w, "/nonexistent-dir/x.log", msg,
-                             sizeof(msg)), -ENOENT);
+    ASSERT_RC(xlft_logw_open(&w, "/nonexistent-dir/x.log", COUNTER, CPU,
+                             msg, sizeof(msg)), -ENOENT);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "/nonexistent-dir/x.log"));
 
-    ASSERT_RC(xlft_logw_open(&w, path_of("w.log"), msg, sizeof(msg)), 0);
+    ASSERT_RC(xlft_logw_open(&w, path_of("w.log"), COUNTER, CPU, msg,
+                             sizeof(msg)), 0);
     ASSERT_RC(xlft_logw_append(w, bad, sizeof(bad), msg, sizeof(msg)),
               -EINVAL);
     ASSERT_RC(xlft_logw_append(w, rec, 1, msg, sizeof(msg)), -EINVAL);
@@ -387,7 +459,8 @@ static void test_writer_errors(void)
 
     /* A full disk is an error with a message, not a silent loss. */
     CU_ASSERT_FATAL(access("/dev/full", W_OK) == 0);
-    ASSERT_RC(xlft_logw_open(&w, "/dev/full", msg, sizeof(msg)), -ENOSPC);
+    ASSERT_RC(xlft_logw_open(&w, "/dev/full", COUNTER, CPU, msg,
+                             sizeof(msg)), -ENOSPC);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "No space"));
 }
 
@@ -398,6 +471,10 @@ void register_logfile_tests(void)
     CU_add_test(s, "written log reads back identically", test_round_trip);
     CU_add_test(s, "every cut and flipped byte is detected", test_damage);
     CU_add_test(s, "another format version is refused", test_version);
+    CU_add_test(s, "a header naming no counter or CPU is refused",
+                test_kind_undefined);
+    CU_add_test(s, "a log of another counter or CPU is not replayed",
+                test_kind_expected);
     CU_add_test(s, "records malformed in context are refused",
                 test_malformed_in_context);
     CU_add_test(s, "writer errors: bad records, no dir, full disk",

@@ -25,6 +25,8 @@ static void rig_new(struct rig *g)
     CU_ASSERT_FATAL(g->mem != NULL);
     ASSERT_RC(ft_ring_init(&g->own, g->mem, g->mem_size, FT_RING_REPLAY),
               FT_OK);
+    ASSERT_RC(ft_ring_set_kind(&g->own, FT_COUNTER_STEPS, FT_CPU_FTVM),
+              FT_OK);
     ASSERT_RC(ft_ring_attach(&g->peer, g->mem, g->mem_size, FT_RING_REPLAY),
               FT_OK);
     ASSERT_RC(ft_recorder_init(&g->rec, &g->peer), FT_OK);

@@ -24,6 +24,8 @@ static void pair_new(struct pair *p, uint32_t data)
     CU_ASSERT_FATAL(p->mem != NULL);
     ASSERT_RC(ft_ring_init(&p->own, p->mem, p->mem_size, FT_RING_RECORD),
               FT_OK);
+    ASSERT_RC(ft_ring_set_kind(&p->own, FT_COUNTER_STEPS, FT_CPU_FTVM),
+              FT_OK);
     ASSERT_RC(ft_ring_attach(&p->peer, p->mem, p->mem_size, FT_RING_RECORD),
               FT_OK);
     ASSERT_RC(ft_recorder_init(&p->rec, &p->own), FT_OK);
@@ -44,11 +46,45 @@ static void test_setup(void)
     ASSERT_RC(ft_ring_init(&r, mem, size, FT_RING_RECORD), FT_OK);
     CU_ASSERT_EQUAL(h->data_size, FT_RING_MIN_DATA);
     CU_ASSERT_EQUAL(h->abi_version, FT_ABI_VERSION);
+    /* Until the owner says what its points count, nobody takes it. */
+    ASSERT_RC(ft_ring_attach(&a, mem, size, FT_RING_RECORD), FT_EPROTO);
+    ASSERT_RC(ft_ring_set_kind(&r, FT_COUNTER_MAX + 1, FT_CPU_INTEL),
+              FT_EINVAL);
+    ASSERT_RC(ft_ring_set_kind(&r, FT_COUNTER_BRANCHES, FT_CPU_UNKNOWN),
+              FT_EINVAL);
+    ASSERT_RC(ft_ring_set_kind(&r, FT_COUNTER_BRANCHES, FT_CPU_MAX + 1),
+              FT_EINVAL);
+    ASSERT_RC(ft_ring_attach(&a, mem, size, FT_RING_RECORD), FT_EPROTO);
+    ASSERT_RC(ft_ring_set_kind(&r, FT_COUNTER_BRANCHES, FT_CPU_INTEL),
+              FT_OK);
+    CU_ASSERT_EQUAL(h->counter, FT_COUNTER_BRANCHES);
+    CU_ASSERT_EQUAL(h->cpu, FT_CPU_INTEL);
     ASSERT_RC(ft_ring_attach(&a, mem, size, FT_RING_REPLAY), FT_EPROTO);
     ASSERT_RC(ft_ring_attach(&a, mem, size - 1, FT_RING_RECORD), FT_EPROTO);
     ASSERT_RC(ft_ring_attach(&a, mem, size, FT_RING_RECORD), FT_OK);
+    CU_ASSERT_EQUAL(a.counter, FT_COUNTER_BRANCHES);
+    CU_ASSERT_EQUAL(a.cpu, FT_CPU_INTEL);
 
-    /* An old (or newer) peer is refused cleanly, not misread. */
+    /* What the other side wrote there is checked, not believed. */
+    h->counter = FT_COUNTER_MAX + 1;
+    ASSERT_RC(ft_ring_attach(&a, mem, size, FT_RING_RECORD), FT_EPROTO);
+    h->counter = FT_COUNTER_STEPS;
+    h->cpu = FT_CPU_MAX + 1;
+    ASSERT_RC(ft_ring_attach(&a, mem, size, FT_RING_RECORD), FT_EPROTO);
+    h->cpu = FT_CPU_AMD;
+    ASSERT_RC(ft_ring_attach(&a, mem, size, FT_RING_RECORD), FT_OK);
+    CU_ASSERT_EQUAL(a.counter, FT_COUNTER_STEPS);
+    CU_ASSERT_EQUAL(a.cpu, FT_CPU_AMD);
+    CU_ASSERT_STRING_EQUAL(ft_counter_name(a.counter), "steps");
+    CU_ASSERT_STRING_EQUAL(ft_cpu_name(a.cpu), "AMD");
+    CU_ASSERT_STRING_EQUAL(ft_counter_name(FT_COUNTER_MAX + 1), "?");
+
+    /*
+     * An old (or newer) peer is refused cleanly, not misread: version 1
+     * had no counter or CPU, which a version 2 reader would take as
+     * "none" on an unknown CPU.
+     */
+    CU_ASSERT_EQUAL(FT_ABI_VERSION, 2);
     h->abi_version = FT_ABI_VERSION - 1;
     ASSERT_RC(ft_ring_attach(&a, mem, size, FT_RING_RECORD),
               FT_EPROTONOSUPPORT);
@@ -203,6 +239,7 @@ static void wrap_at(uint32_t start_index)
         dma[i] = (uint8_t)(i * 7 + 1);
     p.mem = ring_mem_new(FT_RING_MIN_DATA, &p.mem_size);
     ft_ring_init(&p.own, p.mem, p.mem_size, FT_RING_RECORD);
+    ft_ring_set_kind(&p.own, FT_COUNTER_STEPS, FT_CPU_FTVM);
     /* Start both indices where the test wants them. */
     p.own.hdr->prod = p.own.hdr->cons = start_index;
     p.own.prod = p.own.cons = start_index;

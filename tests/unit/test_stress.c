@@ -71,7 +71,8 @@ static void *producer(void *arg)
     unsigned long seen = 0;
     uint64_t prng = 1;
 
-    if (ft_ring_init(&ring, st->mem, st->mem_size, FT_RING_RECORD)) {
+    if (ft_ring_init(&ring, st->mem, st->mem_size, FT_RING_RECORD) ||
+        ft_ring_set_kind(&ring, FT_COUNTER_STEPS, FT_CPU_FTVM)) {
         st->producer_error = "ring init failed";
         bell_ring(&st->to_consumer);
         return NULL;

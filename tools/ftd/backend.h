@@ -97,6 +97,14 @@ struct backend {
      * goes (ftvm killed): watched for that alone.  -1: none.
      */
     int (*ctl_fd)(struct guest *g);
+    /*
+     * What the points of this host's logs count and on which CPU
+     * (FT_COUNTER_*, FT_CPU_*; ft_abi.h), the guest run with 'flags'
+     * BACKEND_F_*: what a primary's log will say and what a secondary
+     * replays.  Said in the handshake, which refuses a pair whose two
+     * differ; the ring the guest gives later must say the same.
+     */
+    void (*kind)(unsigned int flags, uint32_t *counter, uint32_t *cpu);
     /* After RECORD or REPLAY: the ring, and its signals both ways. */
     struct ft_ring *(*ring)(struct guest *g);
     int (*ring_fd)(struct guest *g);        /* readable: the guest said */

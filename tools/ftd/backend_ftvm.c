@@ -336,8 +336,17 @@ static int ftvm_drop_copy(const char *spec, const char *peer,
     return rc;
 }
 
+/* ftvm counts instructions on its own software CPU (hvm/ftvm/ftvm.h). */
+static void ftvm_kind(unsigned int flags, uint32_t *counter, uint32_t *cpu)
+{
+    (void)flags;
+    *counter = FT_COUNTER_STEPS;
+    *cpu = FT_CPU_FTVM;
+}
+
 const struct backend backend_ftvm = {
     .name = "ftvm",
+    .kind = ftvm_kind,
     .open = ftvm_open,
     .close = ftvm_close,
     .call = ftvm_call,

@@ -11,6 +11,7 @@
  * the guest's share of a CPU through its scheduler.
  */
 #define _GNU_SOURCE
+#include <cpuid.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -453,8 +454,35 @@ static int xen_make_copy(const struct ftd_config *c, const char *name,
     return 0;
 }
 
+/*
+ * The patched hypervisor counts the guest's branches on Intel (its PMU),
+ * nothing where it records without a counter (BACKEND_F_UNSAFE_NO_COUNTER,
+ * or a CPU it cannot count on); the CPU is the host's, as dom0 sees its
+ * vendor.  FT_CPU_UNKNOWN: neither vendor, where Xen records nothing.
+ */
+static void xen_kind(unsigned int flags, uint32_t *counter, uint32_t *cpu)
+{
+    unsigned int a, b, c, d;
+    char v[13];
+
+    *cpu = FT_CPU_UNKNOWN;
+    if (__get_cpuid(0, &a, &b, &c, &d)) {
+        memcpy(v, &b, 4);
+        memcpy(v + 4, &d, 4);
+        memcpy(v + 8, &c, 4);
+        v[12] = '\0';
+        if (!strcmp(v, "GenuineIntel"))
+            *cpu = FT_CPU_INTEL;
+        else if (!strcmp(v, "AuthenticAMD"))
+            *cpu = FT_CPU_AMD;
+    }
+    *counter = *cpu == FT_CPU_INTEL && !(flags & BACKEND_F_UNSAFE_NO_COUNTER)
+               ? FT_COUNTER_BRANCHES : FT_COUNTER_NONE;
+}
+
 const struct backend backend_xen = {
     .name = "xen",
+    .kind = xen_kind,
     .open = xen_open,
     .close = xen_close,
     .call = xen_call,

@@ -287,6 +287,15 @@ bool pair_watch_ring(struct pair *p)
 
     p->ring = p->be->ring(p->vm);
     p->have_ring = true;
+    /* The handshake promised the peer this: a ring saying else breaks it. */
+    if (p->ring->counter != p->counter || p->ring->cpu != p->cpu) {
+        pair_end(p, -EPROTO, "the guest's ring counts %s on %s, not the "
+                 "%s on %s this host said it would",
+                 ft_counter_name(p->ring->counter),
+                 ft_cpu_name(p->ring->cpu), ft_counter_name(p->counter),
+                 ft_cpu_name(p->cpu));
+        return false;
+    }
     p->up_ev = event_new(p->cfg.base, p->be->ring_fd(p->vm),
                          EV_READ | EV_PERSIST, on_up_fd, p);
     if (!p->up_ev || event_add(p->up_ev, NULL)) {
@@ -671,8 +680,16 @@ int pair_start(struct pair **pp, const struct pair_cfg *cfg, char *why,
         rc = -ENOMEM;
         goto out;
     }
+    p->be->kind(cfg->backend_flags, &p->counter, &p->cpu);
+    if (p->cpu == FT_CPU_UNKNOWN) {
+        snprintf(why, whylen, "this host's CPU is neither Intel's nor "
+                 "AMD's: no log made here could be replayed");
+        rc = -ENODEV;
+        goto out;
+    }
     cc.session = (struct xlft_session_cfg){
         .key = cfg->key, .initiator = cfg->role == PAIR_PRIMARY,
+        .counter = (uint8_t)p->counter, .cpu = (uint8_t)p->cpu,
         .role = cfg->role == PAIR_PRIMARY ? XLFT_ROLE_PRIMARY
                                           : XLFT_ROLE_SECONDARY,
         .enc = cfg->encrypt ? XLFT_ENC_REQUIRED : XLFT_ENC_DISABLED,

@@ -82,6 +82,7 @@ struct pair {
     const struct backend *be;
     struct guest *vm;
     struct ft_ring *ring;       /* the guest's, once it has one */
+    uint32_t counter, cpu;      /* what its points count (be->kind) */
     bool have_ring;
     struct event *up_ev, *tick;
     struct event *gone_ev;      /* the guest's platform went */

@@ -218,14 +218,23 @@ int main(int argc, char **argv)
                         !strcmp(argv[6], "--drop") ? DROP : NONE;
         char *end, msg[256];
         uint64_t seq = strtoull(argv[5], &end, 10);
+        struct xlft_logr *lr;
         struct xlft_logw *w;
+        uint32_t counter, cpu;
         int rc;
 
         if (how == NONE || *end || !seq) {
             fputs(usage, stderr);
             return EXIT_USAGE;
         }
-        if (xlft_logw_open(&w, argv[3], msg, sizeof(msg))) {
+        /* The copy's points count what the original's do. */
+        if ((rc = xlft_logr_open(&lr, argv[2], msg, sizeof(msg)))) {
+            fprintf(stderr, "ftlog: %s\n", msg);
+            return rc == -ENOENT || rc == -EACCES ? 1 : EXIT_BADLOG;
+        }
+        xlft_logr_kind(lr, &counter, &cpu);
+        xlft_logr_close(lr);
+        if (xlft_logw_open(&w, argv[3], counter, cpu, msg, sizeof(msg))) {
             fprintf(stderr, "ftlog: %s\n", msg);
             return 1;
         }

@@ -20,6 +20,7 @@
 #include <openssl/rand.h>
 
 #include "ft_log.h"
+#include "ft_ring.h"
 #include "xlft_crypto.h"
 #include "say.h"
 
@@ -184,6 +185,11 @@ int xlft_session_new(struct xlft_session **sp,
         (cfg->enc != XLFT_ENC_DISABLED && cfg->enc != XLFT_ENC_REQUIRED)) {
         xlft_say(msg, msglen, "session: no key, or role %u or encryption %u "
             "undefined", cfg->role, cfg->enc);
+        return -EINVAL;
+    }
+    if (!ft_kind_defined(cfg->counter, cfg->cpu)) {
+        xlft_say(msg, msglen, "session: counter %u or CPU %u undefined",
+            cfg->counter, cfg->cpu);
         return -EINVAL;
     }
     if (!cfg->host || !xlft_name_ok(cfg->host) ||
@@ -488,6 +494,7 @@ int xlft_session_start(struct xlft_session *s, uint8_t *out, size_t cap,
         .ver_min = XLFT_WIRE_VERSION_MIN, .ver_max = XLFT_WIRE_VERSION_MAX,
         .role = s->cfg.role, .enc = s->cfg.enc,
         .log_version = FT_LOG_VERSION, .domid = s->cfg.domid,
+        .counter = s->cfg.counter, .cpu = s->cfg.cpu,
     };
     memcpy(m.u.hello.host, s->host, sizeof(s->host));
     memcpy(m.u.hello.pair, s->pair, sizeof(s->pair));
@@ -539,6 +546,22 @@ static int check_peer(struct xlft_session *s, const char *pair, uint8_t *key,
     return 0;
 }
 
+/*
+ * The two sides' logs count different things: the secondary could not
+ * replay what its primary records.  'a' is this side's (role, counter,
+ * cpu), 'b' the peer's.
+ */
+static void kinds_differ(char *text, const uint8_t a[3], const uint8_t b[3])
+{
+    const uint8_t *p = a[0] == XLFT_ROLE_PRIMARY ? a : b;
+    const uint8_t *q = p == a ? b : a;
+
+    snprintf(text, TEXT_MAX, "the primary's log counts %s on %s, the "
+             "secondary's replay %s on %s: a log replays only where the "
+             "same is counted on the same CPU", ft_counter_name(p[1]),
+             ft_cpu_name(p[2]), ft_counter_name(q[1]), ft_cpu_name(q[2]));
+}
+
 /* Responder: a HELLO; answer it with HELLO_ACK and MAC_r. */
 static int on_hello(struct xlft_session *s, const uint8_t *frame,
                     const struct xlft_hdr *h, const struct xlft_hello *hi,
@@ -575,6 +598,12 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
                  enc_name(s->cfg.enc));
         return -ECONNREFUSED;
     }
+    if (hi->counter != s->cfg.counter || hi->cpu != s->cfg.cpu) {
+        kinds_differ(text,
+                     (uint8_t[]){ s->cfg.role, s->cfg.counter, s->cfg.cpu },
+                     (uint8_t[]){ hi->role, hi->counter, hi->cpu });
+        return -ECONNREFUSED;
+    }
     s->peer_domid = hi->domid;
     memcpy(s->peer_host, hi->host, sizeof(s->peer_host));
     rc = check_peer(s, hi->pair, s->psk, text);
@@ -591,6 +620,7 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
     a.u.hello_ack = (struct xlft_hello_ack){
         .version = s->version, .role = s->cfg.role, .enc = s->cfg.enc,
         .log_version = FT_LOG_VERSION, .domid = s->cfg.domid,
+        .counter = s->cfg.counter, .cpu = s->cfg.cpu,
     };
     memcpy(a.u.hello_ack.host, s->host, sizeof(s->host));
     memcpy(a.u.hello_ack.pair, s->pair, sizeof(s->pair));
@@ -648,6 +678,12 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
                  a->host, role_name(a->role), a->pair, enc_name(a->enc));
         return -ECONNREFUSED;
     }
+    if (a->counter != s->cfg.counter || a->cpu != s->cfg.cpu) {
+        kinds_differ(text,
+                     (uint8_t[]){ s->cfg.role, s->cfg.counter, s->cfg.cpu },
+                     (uint8_t[]){ a->role, a->counter, a->cpu });
+        return -ECONNREFUSED;
+    }
     memcpy(s->peer_host, a->host, sizeof(s->peer_host));
     rc = check_peer(s, a->pair, NULL, text);
     if (rc)
@@ -655,6 +691,7 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
     f.u.hello_ack = (struct xlft_hello_ack){
         .version = s->version, .role = s->cfg.role, .enc = s->cfg.enc,
         .log_version = FT_LOG_VERSION, .domid = s->cfg.domid,
+        .counter = s->cfg.counter, .cpu = s->cfg.cpu,
     };
     memcpy(f.u.hello_ack.host, s->host, sizeof(s->host));
     memcpy(f.u.hello_ack.pair, s->pair, sizeof(s->pair));
@@ -686,7 +723,8 @@ static int on_finish(struct xlft_session *s, const struct xlft_hello_ack *a,
     }
     if (a->version != s->version || a->role != hi->role ||
         a->enc != hi->enc || a->log_version != hi->log_version ||
-        a->domid != hi->domid || strcmp(a->host, hi->host) ||
+        a->domid != hi->domid || a->counter != hi->counter ||
+        a->cpu != hi->cpu || strcmp(a->host, hi->host) ||
         strcmp(a->pair, hi->pair) ||
         memcmp(a->nonce, hi->nonce, sizeof(a->nonce))) {
         snprintf(text, TEXT_MAX, "the initiator's HELLO_ACK does not "

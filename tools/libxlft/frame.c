@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ft_ring.h"
 #include "xlft_frame.h"
 #include "bytes.h"
 #include "say.h"
@@ -205,6 +206,11 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
                 XLFT_NAME_SIZE);
             return -1;
         }
+        if (!ft_kind_defined(h->counter, h->cpu)) {
+            xlft_say(msg, msglen, "HELLO: counter %u or CPU %u undefined",
+                h->counter, h->cpu);
+            return -1;
+        }
         return 0;
     }
     case XLFT_T_HELLO_ACK: {
@@ -221,6 +227,11 @@ static int check_msg(const struct xlft_msg *m, char *msg, size_t msglen)
             xlft_say(msg, msglen, "HELLO_ACK: its host or pair field is no "
                 "name (1 to %u of letters, digits, '-', '_', '.', "
                 "NUL-padded)", XLFT_NAME_SIZE);
+            return -1;
+        }
+        if (!ft_kind_defined(a->counter, a->cpu)) {
+            xlft_say(msg, msglen, "HELLO_ACK: counter %u or CPU %u undefined",
+                a->counter, a->cpu);
             return -1;
         }
         return 0;
@@ -334,6 +345,8 @@ int xlft_payload_put_head(const struct xlft_msg *m, uint8_t *out,
         name_put(XLFT_AT(out, hello, pair), h->pair);
         memcpy(XLFT_AT(out, hello, nonce), h->nonce,
                XLFT_SIZEOF(hello, nonce));
+        XLFT_PUT(8, out, hello, counter, h->counter);
+        XLFT_PUT(8, out, hello, cpu, h->cpu);
         break;
     }
     case XLFT_T_HELLO_ACK: {
@@ -348,6 +361,8 @@ int xlft_payload_put_head(const struct xlft_msg *m, uint8_t *out,
         name_put(XLFT_AT(out, hello_ack, pair), a->pair);
         memcpy(XLFT_AT(out, hello_ack, nonce), a->nonce,
                XLFT_SIZEOF(hello_ack, nonce));
+        XLFT_PUT(8, out, hello_ack, counter, a->counter);
+        XLFT_PUT(8, out, hello_ack, cpu, a->cpu);
         memcpy(XLFT_AT(out, hello_ack, mac), a->mac,
                XLFT_SIZEOF(hello_ack, mac));
         break;
@@ -432,8 +447,9 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
             xlft_say(msg, msglen, "no channel version in common: the peer "
                 "speaks %u to %u, this side %u to %u%s", lo, hi,
                 XLFT_WIRE_VERSION_MIN, XLFT_WIRE_VERSION_MAX,
-                hi < XLFT_WIRE_VERSION_MIN ?
-                " (an ftd from before host identities: upgrade it)" : "");
+                hi < 2 ? " (an ftd from before host identities: upgrade it)"
+                : hi < 3 ? " (an ftd whose HELLO does not say what its log "
+                           "counts: upgrade it)" : "");
             return -EPROTONOSUPPORT;
         }
     }
@@ -458,6 +474,8 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
         name_get(h->pair, XLFT_AT(p, hello, pair));
         memcpy(h->nonce, XLFT_AT(p, hello, nonce),
                XLFT_SIZEOF(hello, nonce));
+        h->counter = XLFT_GET(8, p, hello, counter);
+        h->cpu = XLFT_GET(8, p, hello, cpu);
         break;
     }
     case XLFT_T_HELLO_ACK: {
@@ -472,6 +490,8 @@ int xlft_payload_get(unsigned int type, const uint8_t *p, size_t len,
         name_get(a->pair, XLFT_AT(p, hello_ack, pair));
         memcpy(a->nonce, XLFT_AT(p, hello_ack, nonce),
                XLFT_SIZEOF(hello_ack, nonce));
+        a->counter = XLFT_GET(8, p, hello_ack, counter);
+        a->cpu = XLFT_GET(8, p, hello_ack, cpu);
         memcpy(a->mac, XLFT_AT(p, hello_ack, mac),
                XLFT_SIZEOF(hello_ack, mac));
         break;

@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "ft_log.h"
+#include "ft_ring.h"
 #include "xlft_logfile.h"
 #include "bytes.h"
 #include "say.h"
@@ -44,6 +45,7 @@ struct xlft_logr {
     struct ft_codec codec; /* state after the last record returned */
     uint64_t off;          /* file offset of the next block */
     uint64_t seq;          /* last record returned */
+    uint32_t counter, cpu; /* from the header */
     bool ended;
     int error;             /* the first error, returned from then on */
 };
@@ -99,13 +101,20 @@ static void logw_free(struct xlft_logw *w)
 }
 
 int xlft_logw_open(struct xlft_logw **out, const char *path,
-                   char *msg, size_t msglen)
+                   uint32_t counter, uint32_t cpu, char *msg, size_t msglen)
 {
-    struct xlft_logw *w = calloc(1, sizeof(*w));
+    struct xlft_logw *w = NULL;
     uint8_t hdr[XLFT_LOGFILE_HDR_SIZE] = { 0 };
     int rc;
 
     *out = NULL;
+    if (!ft_kind_defined(counter, cpu)) {
+        xlft_say(msg, msglen, "%s: counter %" PRIu32 " on CPU %" PRIu32
+                 " is not a kind of log", path, counter, cpu);
+        rc = -EINVAL;
+        goto out;
+    }
+    w = calloc(1, sizeof(*w));
     if (!w) {
         xlft_say(msg, msglen, "%s: out of memory", path);
         rc = -ENOMEM;
@@ -127,9 +136,12 @@ int xlft_logw_open(struct xlft_logw **out, const char *path,
     }
     memcpy(XLFT_AT(hdr, logfile_hdr, magic), FILE_MAGIC,
            XLFT_SIZEOF(logfile_hdr, magic));
-    XLFT_PUT(32, hdr, logfile_hdr, version, FT_LOG_VERSION);
+    XLFT_PUT(32, hdr, logfile_hdr, version, XLFT_LOGFILE_VERSION);
     XLFT_PUT(32, hdr, logfile_hdr, hdr_size, XLFT_LOGFILE_HDR_SIZE);
-    XLFT_PUT(64, hdr, logfile_hdr, reserved, 0);
+    XLFT_PUT(16, hdr, logfile_hdr, log_version, FT_LOG_VERSION);
+    XLFT_PUT(8, hdr, logfile_hdr, counter, counter);
+    XLFT_PUT(8, hdr, logfile_hdr, cpu, cpu);
+    XLFT_PUT(32, hdr, logfile_hdr, reserved, 0);
     XLFT_PUT(64, hdr, logfile_hdr, hdr_sum,
              XXH3_64bits(hdr, XLFT_OFF(logfile_hdr, hdr_sum)));
     w->block_seq = 1;
@@ -281,10 +293,10 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
     }
     /* Magic and version keep their places in every version; the rest,
      * checksum included, may change with it. */
-    if (XLFT_GET(32, hdr, logfile_hdr, version) != FT_LOG_VERSION) {
-        xlft_say(msg, msglen, "%s: log format version %" PRIu32
+    if (XLFT_GET(32, hdr, logfile_hdr, version) != XLFT_LOGFILE_VERSION) {
+        xlft_say(msg, msglen, "%s: stored log version %" PRIu32
             ", this build reads version %u only", name,
-            XLFT_GET(32, hdr, logfile_hdr, version), FT_LOG_VERSION);
+            XLFT_GET(32, hdr, logfile_hdr, version), XLFT_LOGFILE_VERSION);
         rc = -EPROTONOSUPPORT;
         goto out;
     }
@@ -295,9 +307,25 @@ int xlft_logr_open_fp(struct xlft_logr **out, FILE *fp, const char *name,
         goto out;
     }
     if (XLFT_GET(32, hdr, logfile_hdr, hdr_size) != XLFT_LOGFILE_HDR_SIZE ||
-        XLFT_GET(64, hdr, logfile_hdr, reserved)) {
+        XLFT_GET(32, hdr, logfile_hdr, reserved)) {
         xlft_say(msg, msglen, "%s: bad log header size %" PRIu32, name,
             XLFT_GET(32, hdr, logfile_hdr, hdr_size));
+        rc = -EBADMSG;
+        goto out;
+    }
+    if (XLFT_GET(16, hdr, logfile_hdr, log_version) != FT_LOG_VERSION) {
+        xlft_say(msg, msglen, "%s: records of log format version %u, this "
+            "build reads version %u only", name,
+            XLFT_GET(16, hdr, logfile_hdr, log_version), FT_LOG_VERSION);
+        rc = -EPROTONOSUPPORT;
+        goto out;
+    }
+    r->counter = XLFT_GET(8, hdr, logfile_hdr, counter);
+    r->cpu = XLFT_GET(8, hdr, logfile_hdr, cpu);
+    if (!ft_kind_defined(r->counter, r->cpu)) {
+        xlft_say(msg, msglen, "%s: the header names counter %" PRIu32
+            " on CPU %" PRIu32 ", not a kind of log", name, r->counter,
+            r->cpu);
         rc = -EBADMSG;
         goto out;
     }
@@ -311,6 +339,25 @@ out:
         fclose(fp);
     xlft_logr_close(r);
     return rc;
+}
+
+void xlft_logr_kind(const struct xlft_logr *r, uint32_t *counter,
+                    uint32_t *cpu)
+{
+    *counter = r->counter;
+    *cpu = r->cpu;
+}
+
+int xlft_logr_expect(const struct xlft_logr *r, uint32_t counter,
+                     uint32_t cpu, char *msg, size_t msglen)
+{
+    if (r->counter == counter && r->cpu == cpu)
+        return 0;
+    xlft_say(msg, msglen, "%s: its points count %s on %s, but this replay "
+             "counts %s on %s", r->name, ft_counter_name(r->counter),
+             ft_cpu_name(r->cpu), ft_counter_name(counter),
+             ft_cpu_name(cpu));
+    return -EPROTONOSUPPORT;
 }
 
 int xlft_logr_open(struct xlft_logr **out, const char *path,

@@ -69,6 +69,9 @@ struct xlft_session_cfg {
     uint8_t role;           /* XLFT_ROLE_* of this side */
     uint8_t enc;            /* XLFT_ENC_*: both sides must agree */
     uint32_t domid;         /* the protected guest here */
+    uint8_t counter;        /* FT_COUNTER_* and FT_CPU_* of this side's */
+    uint8_t cpu;            /* log (its replay, on a secondary): both
+                               sides must agree (ft_abi.h) */
     const char *host;       /* this host's name (xlft_name_ok); a peer
                                that gives the same name is refused */
     const char *pair;       /* the pair's name, both sides agree; NULL:

@@ -42,6 +42,8 @@ struct xlft_hello {
     char host[XLFT_NAME_SIZE + 1];      /* the sender's host name */
     char pair[XLFT_NAME_SIZE + 1];      /* the guest's name */
     uint8_t nonce[XLFT_NONCE_SIZE];
+    uint8_t counter;            /* FT_COUNTER_* */
+    uint8_t cpu;                /* FT_CPU_* */
 };
 
 struct xlft_hello_ack {
@@ -53,6 +55,8 @@ struct xlft_hello_ack {
     char host[XLFT_NAME_SIZE + 1];
     char pair[XLFT_NAME_SIZE + 1];
     uint8_t nonce[XLFT_NONCE_SIZE];
+    uint8_t counter;
+    uint8_t cpu;
     uint8_t mac[XLFT_MAC_SIZE];
 };
 

@@ -17,6 +17,13 @@
 
 #include "xlft_layout.h"
 
+/*
+ * The file header's version.  1 and 2 were the records' version alone
+ * (FT_LOG_VERSION, then at offset 8), with nothing saying what their
+ * points count; 3 says it.
+ */
+#define XLFT_LOGFILE_VERSION   3u
+
 #define XLFT_LOG_BLOCK_TARGET  (64u << 10)  /* writer cuts blocks here */
 #define XLFT_LOG_BLOCK_MAX     (4u << 20)   /* reader refuses larger */
 
@@ -28,9 +35,12 @@
  */
 #define XLFT_LOGFILE_HDR_FIELDS(F) \
     F(magic,         0, 8)  /* "XENFTLOG" */ \
-    F(version,       8, 4)  /* FT_LOG_VERSION */ \
+    F(version,       8, 4)  /* XLFT_LOGFILE_VERSION */ \
     F(hdr_size,     12, 4)  /* XLFT_LOGFILE_HDR_SIZE */ \
-    F(reserved,     16, 8)  /* 0 */ \
+    F(log_version,  16, 2)  /* FT_LOG_VERSION of the records */ \
+    F(counter,      18, 1)  /* FT_COUNTER_* of their points */ \
+    F(cpu,          19, 1)  /* FT_CPU_* that counted them */ \
+    F(reserved,     20, 4)  /* 0 */ \
     F(hdr_sum,      24, 8)  /* of the bytes before it */
 XLFT_LAYOUT(logfile_hdr, XLFT_LOGFILE_HDR_FIELDS)
 #define XLFT_LOGFILE_HDR_SIZE  XLFT_LAYOUT_SIZE(logfile_hdr)
@@ -52,9 +62,13 @@ XLFT_LAYOUT(logblock_hdr, XLFT_LOGBLOCK_HDR_FIELDS)
 struct xlft_logw;
 struct xlft_logr;
 
-/* Create (or truncate) 'path' and write the file header. */
+/*
+ * Create (or truncate) 'path' and write the file header, saying that
+ * the points of its records count 'counter' (FT_COUNTER_*) on 'cpu'
+ * (FT_CPU_*); -EINVAL if either is not defined.
+ */
 int xlft_logw_open(struct xlft_logw **w, const char *path,
-                   char *msg, size_t msglen);
+                   uint32_t counter, uint32_t cpu, char *msg, size_t msglen);
 
 /*
  * Append 'len' bytes holding whole records, in log order.  -EINVAL (and
@@ -106,6 +120,17 @@ int xlft_logr_open_fp(struct xlft_logr **r, FILE *fp, const char *name,
 int xlft_logr_next(struct xlft_logr *r, const uint8_t **recs, size_t *len,
                    uint32_t *nrec, uint64_t *first_seq,
                    char *msg, size_t msglen);
+
+/* What the points of the log's records count, and on which CPU. */
+void xlft_logr_kind(const struct xlft_logr *r, uint32_t *counter,
+                    uint32_t *cpu);
+
+/*
+ * 0 if the log's points count 'counter' on 'cpu', as a replayer of that
+ * kind needs; else -EPROTONOSUPPORT, and 'msg' says what each counts.
+ */
+int xlft_logr_expect(const struct xlft_logr *r, uint32_t counter,
+                     uint32_t cpu, char *msg, size_t msglen);
 
 /* Close; also closes a FILE given to xlft_logr_open_fp. */
 void xlft_logr_close(struct xlft_logr *r);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * xlft_wire.h - the logging channel's wire format, version 2.
+ * xlft_wire.h - the logging channel's wire format, version 3.
  *
  * The one definition of what travels between the primary's and the
  * secondary's ftd; tools/libxlft/WIRE.md explains it.  Each frame's
@@ -16,8 +16,8 @@
 #include "xlft_layout.h"
 
 /* Versions of the channel protocol this code speaks. */
-#define XLFT_WIRE_VERSION_MIN  2u
-#define XLFT_WIRE_VERSION_MAX  2u
+#define XLFT_WIRE_VERSION_MIN  3u
+#define XLFT_WIRE_VERSION_MAX  3u
 /*
  * The header version of every HELLO, whatever it offers, so that any
  * version reads it; and of an ERROR answering one a side cannot take.
@@ -71,7 +71,7 @@ XLFT_LAYOUT(hdr, XLFT_HDR_FIELDS)
 
 /*
  * HELLO: the layout of every one that offers a range including version
- * 2.  Every version's HELLO starts with the range it offers.
+ * 3.  Every version's HELLO starts with the range it offers.
  */
 #define XLFT_HELLO_FIELDS(F) \
     F(ver_min,       0, 2)  /* lowest channel version offered (>= 1) */ \
@@ -82,7 +82,9 @@ XLFT_LAYOUT(hdr, XLFT_HDR_FIELDS)
     F(domid,         8, 4)  /* the guest's on the sender's host */ \
     F(host,         12, XLFT_NAME_SIZE)     /* ft.conf host-name */ \
     F(pair,         76, XLFT_NAME_SIZE)     /* the guest's name */ \
-    F(nonce,       140, XLFT_NONCE_SIZE)    /* fresh random bytes */
+    F(nonce,       140, XLFT_NONCE_SIZE)    /* fresh random bytes */ \
+    F(counter,     172, 1)  /* FT_COUNTER_* its log's points count */ \
+    F(cpu,         173, 1)  /* FT_CPU_* that counts them */
 XLFT_LAYOUT(hello, XLFT_HELLO_FIELDS)
 #define XLFT_HELLO_SIZE      XLFT_LAYOUT_SIZE(hello)
 
@@ -96,7 +98,9 @@ XLFT_LAYOUT(hello, XLFT_HELLO_FIELDS)
     F(host,         10, XLFT_NAME_SIZE) \
     F(pair,         74, XLFT_NAME_SIZE) \
     F(nonce,       138, XLFT_NONCE_SIZE) \
-    F(mac,         170, XLFT_MAC_SIZE)      /* WIRE.md, "Handshake" */
+    F(counter,     170, 1) \
+    F(cpu,         171, 1) \
+    F(mac,         172, XLFT_MAC_SIZE)      /* WIRE.md, "Handshake" */
 XLFT_LAYOUT(hello_ack, XLFT_HELLO_ACK_FIELDS)
 #define XLFT_HELLO_ACK_SIZE  XLFT_LAYOUT_SIZE(hello_ack)
 
