@@ -426,7 +426,8 @@ check-san: $(BUILD)/tests/unit-tests-san $(SAN)/bin/ftvm \
 
 # The logging channel end to end over TCP on loopback, also under
 # ASan+UBSan.
-CHAN_TEST := tests/channel/loopback.c tests/lib/records.c
+CHAN_TEST := tests/channel/loopback.c tests/lib/records.c \
+             tests/lib/old_hello.c
 $(BUILD)/tests/chan-loopback: $(CHAN_TEST:%.c=$(BUILD)/obj/rel/%.o) \
                               $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
@@ -506,13 +507,15 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(XLFT_SRC) tests/lib/records.c \
 # recorded runs, kept as they are.
 GEN_CORPORA := fuzz_log fuzz_logfile fuzz_ctl fuzz_frame fuzz_session \
                fuzz_live fuzz_sync fuzz_virtio
-$(BUILD)/mkcorpus: tests/fuzz/mkcorpus.c $(CORE_SRC) $(XLFT_SRC) \
-                   tools/ftd/sync_hdr.c \
+MKCORPUS_SRC := tests/fuzz/mkcorpus.c tools/ftd/sync_hdr.c \
+                tests/lib/old_hello.c
+$(BUILD)/mkcorpus: $(MKCORPUS_SRC) $(CORE_SRC) $(XLFT_SRC) \
                    $(wildcard hvm/core/*.h tools/libxlft/include/*.h \
-                              tools/libxlft/*.h tools/ftd/sync_hdr.h)
+                              tools/libxlft/*.h tools/ftd/sync_hdr.h \
+                              tests/lib/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_STD) $(WARN) $(INC_tests) tests/fuzz/mkcorpus.c \
-		$(CORE_SRC) $(XLFT_SRC) tools/ftd/sync_hdr.c -o $@ $(LIBS)
+	$(CC) $(TOOL_STD) $(WARN) $(INC_tests) $(MKCORPUS_SRC) \
+		$(CORE_SRC) $(XLFT_SRC) -o $@ $(LIBS)
 fuzz-corpus: $(BUILD)/mkcorpus
 	rm -rf $(addprefix tests/fuzz/corpus/,$(GEN_CORPORA))
 	$(BUILD)/mkcorpus tests/fuzz/corpus

@@ -292,14 +292,12 @@ int ft_replay_guard(struct ft_replayer *rp, const struct ft_point *at,
                     uint64_t skid, enum ft_guard *guard, uint64_t *target)
 {
     const struct ft_log_rec *n = &rp->next;
-    int rc = fill(rp);
+    int rc = ft_replay_overrun(rp, at);
 
     *guard = FT_GUARD_NONE;
     *target = 0;
     if ( rc )
         return rc;
-    if ( at->count > n->pt.count )
-        return diverge(rp, FT_DIAG_POINT, FT_K_NONE, at);
     if ( ft_log_kind_is_sync(n->kind) )
         return FT_OK;
     if ( n->pt.count - at->count > skid )

@@ -60,6 +60,7 @@
 #include "ft_log.h"
 #include "records.h"
 #include "xlft_channel.h"
+#include "old_hello.h"
 #define TEST_NAME "chan-loopback"
 #include "testutil.h"
 
@@ -771,29 +772,11 @@ int main(void)
     b[XLFT_HDR_SIZE] = 4, b[XLFT_HDR_SIZE + 2] = 5;
     raw_peer("peer speaking versions 4-5", b, n, false, -EPROTONOSUPPORT,
              "no channel version in common", XLFT_ERR_VERSION);
-    /* Version 1's HELLO: 52 bytes, versions 1 to 1, no names. */
-    memset(b, 0, XLFT_HDR_SIZE + 52);
-    memcpy(b, "XFTC\1\1", 6);
-    b[8] = 52;
-    b[XLFT_HDR_SIZE] = b[XLFT_HDR_SIZE + 2] = 1;
-    b[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
-    b[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
-    b[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
-    raw_peer("version 1 peer", b, XLFT_HDR_SIZE + 52, false,
+    raw_peer("version 1 peer", b, old_hello(b, 1), false,
              -EPROTONOSUPPORT, "the peer speaks 1 to 1, this side 3 to 3 "
              "(an ftd from before host identities: upgrade it)",
              XLFT_ERR_VERSION);
-    /* Version 2's HELLO: 172 bytes, versions 2 to 2, no counter. */
-    memset(b, 0, XLFT_HDR_SIZE + 172);
-    memcpy(b, "XFTC\1\1", 6);
-    b[8] = 172;
-    b[XLFT_HDR_SIZE] = b[XLFT_HDR_SIZE + 2] = 2;
-    b[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
-    b[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
-    b[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
-    memcpy(b + XLFT_HDR_SIZE + 12, "hostA", 5);
-    memcpy(b + XLFT_HDR_SIZE + 76, "vm1", 3);
-    raw_peer("version 2 peer", b, XLFT_HDR_SIZE + 172, false,
+    raw_peer("version 2 peer", b, old_hello(b, 2), false,
              -EPROTONOSUPPORT, "the peer speaks 2 to 2, this side 3 to 3 "
              "(an ftd whose HELLO does not say what its log counts: "
              "upgrade it)", XLFT_ERR_VERSION);

@@ -32,6 +32,7 @@
 #include "ft_log.h"
 #include "ft_recorder.h"
 #include "ft_ring.h"
+#include "old_hello.h"
 #include "sync_hdr.h"
 #include "xencfg.h"
 #include "xlft_frame.h"
@@ -941,36 +942,17 @@ static void write_frame_seeds(void)
     buf_copy(&t, &b);
     t.p[XLFT_HDR_SIZE + 76 + 10] = 'x';
     put_frames("hello_pair_after_nul", &t);
-    /* Version 1's HELLO, from before host identities (52 bytes). */
-    t.len = 0;
-    {
-        uint8_t v1[XLFT_HDR_SIZE + 52] = { 'X', 'F', 'T', 'C', 1,
-                                           XLFT_T_HELLO, 0, 0, 52 };
+    /* The HELLOs of versions 1 and 2, which offer none of ours. */
+    for (unsigned int v = 1; v <= 2; v++) {
+        uint8_t old[XLFT_HDR_SIZE + OLD_HELLO_V2_SIZE];
+        char name[16];
 
-        v1[XLFT_HDR_SIZE] = v1[XLFT_HDR_SIZE + 2] = 1;
-        v1[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
-        v1[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
-        v1[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
-        buf_add(&t, v1, sizeof(v1));
+        t.len = 0;
+        buf_add(&t, old, old_hello(old, v));
+        snprintf(name, sizeof(name), "hello_v%u", v);
+        put_frames(name, &t);
+        write_file("fuzz_session", name, t.p, t.len);
     }
-    put_frames("hello_v1", &t);
-    write_file("fuzz_session", "hello_v1", t.p, t.len);
-    /* Version 2's, which says nothing of its counter (172 bytes). */
-    t.len = 0;
-    {
-        uint8_t v2[XLFT_HDR_SIZE + 172] = { 'X', 'F', 'T', 'C', 1,
-                                            XLFT_T_HELLO, 0, 0, 172 };
-
-        v2[XLFT_HDR_SIZE] = v2[XLFT_HDR_SIZE + 2] = 2;
-        v2[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
-        v2[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
-        v2[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
-        memcpy(v2 + XLFT_HDR_SIZE + 12, "hostA", 5);
-        memcpy(v2 + XLFT_HDR_SIZE + 76, "vm1", 3);
-        buf_add(&t, v2, sizeof(v2));
-    }
-    put_frames("hello_v2", &t);
-    write_file("fuzz_session", "hello_v2", t.p, t.len);
     b.len = 0;
     add_frame(&b, &m[XLFT_T_LOG], 0);
     b.p[XLFT_HDR_SIZE + 16] = 0;            /* no records */

@@ -16,6 +16,7 @@
 
 #include "ft_abi.h"
 #include "xlft_crypto.h"
+#include "old_hello.h"
 #include "unit.h"
 
 static const uint8_t key_a[XLFT_KEY_SIZE] = {
@@ -471,55 +472,6 @@ static size_t peer_hello(uint8_t hdr_v, uint16_t lo, uint16_t hi)
     return (size_t)n;
 }
 
-/*
- * The HELLO of version 1, from before host identities: 52 bytes, with an
- * 8-byte pair id where names now are (WIRE.md of version 1).
- */
-static size_t v1_hello(void)
-{
-    static const uint8_t hdr[] = {
-        'X', 'F', 'T', 'C', 1, XLFT_T_HELLO, 0, 0, 52, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0,
-    };
-
-    memset(frame, 0, XLFT_HDR_SIZE + 52);
-    memcpy(frame, hdr, sizeof(hdr));
-    frame[XLFT_HDR_SIZE + 0] = 1;                   /* versions 1 to 1 */
-    frame[XLFT_HDR_SIZE + 2] = 1;
-    frame[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
-    frame[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
-    frame[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
-    frame[XLFT_HDR_SIZE + 8] = 3;                   /* domid */
-    memset(frame + XLFT_HDR_SIZE + 12, 0xfe, 8);    /* pair id */
-    memset(frame + XLFT_HDR_SIZE + 20, 0x5a, 32);   /* nonce */
-    return XLFT_HDR_SIZE + 52;
-}
-
-/*
- * The HELLO of version 2, from before counter kinds: 172 bytes, the
- * layout of version 3 without its last two (WIRE.md of version 2).
- */
-static size_t v2_hello(void)
-{
-    static const uint8_t hdr[] = {
-        'X', 'F', 'T', 'C', 1, XLFT_T_HELLO, 0, 0, 172, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0,
-    };
-
-    memset(frame, 0, XLFT_HDR_SIZE + 172);
-    memcpy(frame, hdr, sizeof(hdr));
-    frame[XLFT_HDR_SIZE + 0] = 2;                   /* versions 2 to 2 */
-    frame[XLFT_HDR_SIZE + 2] = 2;
-    frame[XLFT_HDR_SIZE + 4] = XLFT_ROLE_PRIMARY;
-    frame[XLFT_HDR_SIZE + 5] = XLFT_ENC_REQUIRED;
-    frame[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION;
-    frame[XLFT_HDR_SIZE + 8] = 3;                   /* domid */
-    memcpy(frame + XLFT_HDR_SIZE + 12, "hostA", 5);
-    memcpy(frame + XLFT_HDR_SIZE + 76, "vm1", 3);
-    memset(frame + XLFT_HDR_SIZE + 140, 0x5a, 32);  /* nonce */
-    return XLFT_HDR_SIZE + 172;
-}
-
 /* Offer 'len' bytes at 'frame' to responder 'cr'; expect 'err'. */
 static void refused_by(const struct xlft_session_cfg *cr, size_t len,
                        int err, const char *what, uint32_t code)
@@ -562,12 +514,12 @@ static void test_versions(void)
     size_t n;
 
     /* A peer of version 1, from before host identities, is told so. */
-    responder_refuses(v1_hello(), -EPROTONOSUPPORT,
+    responder_refuses(old_hello(frame, 1), -EPROTONOSUPPORT,
                       "no channel version in common: the peer speaks 1 to "
                       "1, this side 3 to 3 (an ftd from before host "
                       "identities: upgrade it)", XLFT_ERR_VERSION);
     /* And one of version 2, whose HELLO says nothing of its counter. */
-    responder_refuses(v2_hello(), -EPROTONOSUPPORT,
+    responder_refuses(old_hello(frame, 2), -EPROTONOSUPPORT,
                       "no channel version in common: the peer speaks 2 to "
                       "2, this side 3 to 3 (an ftd whose HELLO does not "
                       "say what its log counts: upgrade it)",
