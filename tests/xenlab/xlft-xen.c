@@ -292,8 +292,9 @@ static int record_ring(uint32_t domid, const char *cmd)
             int avail = ft_ring_avail(&r.ring);
 
             printf("ring: %" PRIu32 " bytes mapped, a record ring of ABI "
-                   "%u, %d bytes of records in it\n", r.size,
-                   FT_ABI_VERSION, avail);
+                   "%u counting %s on %s, %d bytes of records in it\n",
+                   r.size, FT_ABI_VERSION, ft_counter_name(r.ring.counter),
+                   ft_cpu_name(r.ring.cpu), avail);
             rc = ring_evtchn(x, domid, st.port, cmd, err, sizeof(err));
             xlft_xen_ring_unmap(x, &r);
         }
