@@ -120,6 +120,72 @@ static int start(struct ftvm *vm, uint64_t mem, const char *console)
     return 0;
 }
 
+/* What run and serve both take: the guest, its devices and its clock. */
+#define GUEST_OPTIONS \
+    { "guest", required_argument, NULL, 'g' }, \
+    { "cmdline", required_argument, NULL, 'c' }, \
+    { "timer-hz", required_argument, NULL, 'z' }, \
+    { "restore", required_argument, NULL, 'R' }, \
+    { "mem", required_argument, NULL, 'm' }, \
+    { "console", required_argument, NULL, 'o' }, \
+    { "sync-every", required_argument, NULL, 'y' }, \
+    { "disk", required_argument, NULL, 'd' }, \
+    { "net", required_argument, NULL, 'e' }
+
+struct guest_opts {
+    const char *guest, *cmdline, *restore, *console, *disk, *net;
+    uint64_t hz, mem, sync_ms;
+};
+
+#define GUEST_OPTS_DEFAULT \
+    { .cmdline = "", .console = "-", .mem = 16, .sync_ms = 250 }
+
+/*
+ * Option 'c' of GUEST_OPTIONS into 'o': 0, a usage error's status, or
+ * -1 if 'c' is none of them.
+ */
+static int guest_opt(int c, const char *arg, struct guest_opts *o)
+{
+    switch (c) {
+    case 'g': o->guest = arg; break;
+    case 'c': o->cmdline = arg; break;
+    case 'R': o->restore = arg; break;
+    case 'o': o->console = arg; break;
+    case 'd': o->disk = arg; break;
+    case 'e': o->net = arg; break;
+    case 'z':
+        if (!number(arg, &o->hz) || o->hz < 19 || o->hz > 100000)
+            return bad_usage("--timer-hz wants a rate from 19 to 100000");
+        break;
+    case 'y':
+        if (!duration(arg, &o->sync_ms))
+            return bad_usage("--sync-every wants seconds (decimals "
+                             "allowed)");
+        break;
+    case 'm':
+        if (!number(arg, &o->mem) || o->mem < 2 || o->mem > 1024)
+            return bad_usage("--mem wants MiB from 2 to 1024");
+        break;
+    default:
+        return -1;
+    }
+    return 0;
+}
+
+/* The guest, as 'o' says, into a started 'vm', with its devices. */
+static int guest_open(struct ftvm *vm, const struct guest_opts *o,
+                      const char *cmd)
+{
+    int rc = o->restore ? ftvm_snapshot_restore(vm, o->restore)
+             : o->guest ? ftvm_load(vm, o->guest, cmd) : 0;
+
+    if (!rc && o->disk)
+        rc = disk_open(vm, o->disk);
+    if (!rc && o->net)
+        rc = nic_open(vm, o->net);
+    return rc;
+}
+
 /* A run that did not fail: where it ended, and its exit status. */
 static int ended(struct ftvm *vm)
 {
@@ -133,26 +199,17 @@ static int ended(struct ftvm *vm)
 static int run(int argc, char **argv)
 {
     static const struct option opts[] = {
-        { "guest", required_argument, NULL, 'g' },
-        { "cmdline", required_argument, NULL, 'c' },
-        { "timer-hz", required_argument, NULL, 'z' },
+        GUEST_OPTIONS,
         { "record", required_argument, NULL, 'r' },
         { "replay", required_argument, NULL, 'p' },
         { "insns", required_argument, NULL, 'n' },
         { "seconds", required_argument, NULL, 's' },
-        { "mem", required_argument, NULL, 'm' },
-        { "console", required_argument, NULL, 'o' },
-        { "sync-every", required_argument, NULL, 'y' },
-        { "disk", required_argument, NULL, 'd' },
-        { "net", required_argument, NULL, 'e' },
         { "save", required_argument, NULL, 'S' },
-        { "restore", required_argument, NULL, 'R' },
         { NULL, 0, NULL, 0 },
     };
-    const char *guest = NULL, *cmdline = "", *record = NULL, *replay = NULL;
-    const char *console = "-", *disk = NULL, *net = NULL;
-    const char *save = NULL, *restore = NULL;
-    uint64_t insns = 0, millis = 0, hz = 0, mem = 16, sync_ms = 250;
+    struct guest_opts o = GUEST_OPTS_DEFAULT;
+    const char *record = NULL, *replay = NULL, *save = NULL;
+    uint64_t insns = 0, millis = 0;
     char cmd[1024];
     struct ftvm vm;
     int c, rc;
@@ -160,16 +217,9 @@ static int run(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'g': guest = optarg; break;
-        case 'c': cmdline = optarg; break;
         case 'r': record = optarg; break;
         case 'p': replay = optarg; break;
-        case 'o': console = optarg; break;
-        case 'z':
-            if (!number(optarg, &hz) || hz < 19 || hz > 100000)
-                return bad_usage("--timer-hz wants a rate from 19 to "
-                                 "100000");
-            break;
+        case 'S': save = optarg; break;
         case 'n':
             if (!number(optarg, &insns) || !insns)
                 return bad_usage("--insns wants a positive count");
@@ -179,29 +229,18 @@ static int run(int argc, char **argv)
                 return bad_usage("--seconds wants a positive number "
                                  "(decimals allowed, at most 86400)");
             break;
-        case 'y':
-            if (!duration(optarg, &sync_ms))
-                return bad_usage("--sync-every wants seconds (decimals "
-                                 "allowed)");
-            break;
-        case 'm':
-            if (!number(optarg, &mem) || mem < 2 || mem > 1024)
-                return bad_usage("--mem wants MiB from 2 to 1024");
-            break;
-        case 'd': disk = optarg; break;
-        case 'e': net = optarg; break;
-        case 'S': save = optarg; break;
-        case 'R': restore = optarg; break;
         default:
-            return bad_usage("unknown option");
+            rc = guest_opt(c, optarg, &o);
+            if (rc)
+                return rc < 0 ? bad_usage("unknown option") : rc;
         }
     }
     if (optind != argc)
         return bad_usage("unexpected argument");
-    if (!guest == !restore)
+    if (!o.guest == !o.restore)
         return bad_usage("say what to run: --guest FILE or --restore "
                          "SNAPSHOT");
-    if (restore && (*cmdline || hz))
+    if (o.restore && (*o.cmdline || o.hz))
         return bad_usage("a snapshot has its command line in it: no "
                          "--cmdline or --timer-hz with --restore");
     if (record && replay)
@@ -211,25 +250,20 @@ static int run(int argc, char **argv)
     if (replay && (insns || millis))
         return bad_usage("a replay stops where its log stops: no --insns "
                          "or --seconds");
-    if (replay && (disk || net))
+    if (replay && (o.disk || o.net))
         return bad_usage("a replay takes what its devices received from "
                          "the log: no --disk or --net");
     if (!replay && !insns && !millis)
         return bad_usage("say how long to run: --insns N or --seconds S");
 
-    if (!guest_cmdline(cmd, sizeof(cmd), cmdline, hz))
+    if (!guest_cmdline(cmd, sizeof(cmd), o.cmdline, o.hz))
         return bad_usage("--cmdline: the guest command line is limited to "
                          "1023 bytes");
 
-    if (start(&vm, mem, console))
+    if (start(&vm, o.mem, o.console))
         return FTVM_EXIT_ERROR;
 
-    rc = restore ? ftvm_snapshot_restore(&vm, restore)
-                 : ftvm_load(&vm, guest, cmd);
-    if (!rc && disk)
-        rc = disk_open(&vm, disk);
-    if (!rc && net)
-        rc = nic_open(&vm, net);
+    rc = guest_open(&vm, &o, cmd);
     if (!rc && record)
         rc = ftvm_ft_record(&vm, record);
     else if (!rc && replay)
@@ -248,7 +282,7 @@ static int run(int argc, char **argv)
         ftvm_ft_append(&vm, &r);
     }
 
-    vm.sync_ns = sync_ms * 1000000ull;
+    vm.sync_ns = o.sync_ms * 1000000ull;
     running = &vm;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
@@ -286,23 +320,14 @@ out:
 static int serve(int argc, char **argv)
 {
     static const struct option opts[] = {
+        GUEST_OPTIONS,
         { "control", required_argument, NULL, 'C' },
-        { "guest", required_argument, NULL, 'g' },
-        { "cmdline", required_argument, NULL, 'c' },
-        { "timer-hz", required_argument, NULL, 'z' },
-        { "restore", required_argument, NULL, 'R' },
         { "incoming", no_argument, NULL, 'I' },
         { "paused", no_argument, NULL, 'P' },
-        { "mem", required_argument, NULL, 'm' },
-        { "console", required_argument, NULL, 'o' },
-        { "sync-every", required_argument, NULL, 'y' },
-        { "disk", required_argument, NULL, 'd' },
-        { "net", required_argument, NULL, 'e' },
         { NULL, 0, NULL, 0 },
     };
-    const char *control = NULL, *guest = NULL, *cmdline = "";
-    const char *restore = NULL, *console = "-", *disk = NULL, *net = NULL;
-    uint64_t hz = 0, mem = 16, sync_ms = 250;
+    struct guest_opts o = GUEST_OPTS_DEFAULT;
+    const char *control = NULL;
     bool incoming = false, paused = false;
     char cmd[1024];
     struct ftvm vm;
@@ -312,58 +337,35 @@ static int serve(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'C': control = optarg; break;
-        case 'g': guest = optarg; break;
-        case 'c': cmdline = optarg; break;
-        case 'R': restore = optarg; break;
         case 'I': incoming = true; break;
         case 'P': paused = true; break;
-        case 'o': console = optarg; break;
-        case 'd': disk = optarg; break;
-        case 'e': net = optarg; break;
-        case 'z':
-            if (!number(optarg, &hz) || hz < 19 || hz > 100000)
-                return bad_usage("--timer-hz wants a rate from 19 to "
-                                 "100000");
-            break;
-        case 'y':
-            if (!duration(optarg, &sync_ms))
-                return bad_usage("--sync-every wants seconds (decimals "
-                                 "allowed)");
-            break;
-        case 'm':
-            if (!number(optarg, &mem) || mem < 2 || mem > 1024)
-                return bad_usage("--mem wants MiB from 2 to 1024");
-            break;
         default:
-            return bad_usage("unknown option");
+            rc = guest_opt(c, optarg, &o);
+            if (rc)
+                return rc < 0 ? bad_usage("unknown option") : rc;
         }
     }
     if (optind != argc)
         return bad_usage("unexpected argument");
     if (!control)
         return bad_usage("serve needs --control SOCKET");
-    if (!!guest + !!restore + incoming != 1)
+    if (!!o.guest + !!o.restore + incoming != 1)
         return bad_usage("say what to run: --guest FILE, --restore "
                          "SNAPSHOT, or --incoming (a snapshot comes "
                          "through the control socket)");
-    if (!guest && (*cmdline || hz))
+    if (!o.guest && (*o.cmdline || o.hz))
         return bad_usage("--cmdline and --timer-hz go with --guest");
-    if (!guest_cmdline(cmd, sizeof(cmd), cmdline, hz))
+    if (!guest_cmdline(cmd, sizeof(cmd), o.cmdline, o.hz))
         return bad_usage("--cmdline: the guest command line is limited to "
                          "1023 bytes");
 
-    if (start(&vm, mem, console))
+    if (start(&vm, o.mem, o.console))
         return FTVM_EXIT_ERROR;
     /* Console bytes reach a reader as they come, not a buffer later. */
     if (vm.console)
         setvbuf(vm.console, NULL, _IOLBF, 0);
 
-    rc = restore ? ftvm_snapshot_restore(&vm, restore)
-         : guest ? ftvm_load(&vm, guest, cmd) : 0;
-    if (!rc && disk)
-        rc = disk_open(&vm, disk);
-    if (!rc && net)
-        rc = nic_open(&vm, net);
+    rc = guest_open(&vm, &o, cmd);
     if (!rc)
         rc = ftvm_ctl_open(&vm, control);
     if (rc) {
@@ -373,7 +375,7 @@ static int serve(int argc, char **argv)
     }
     vm.ram_loaded = !incoming;
     vm.paused = paused || incoming;
-    vm.sync_ns = sync_ms * 1000000ull;
+    vm.sync_ns = o.sync_ms * 1000000ull;
     running = &vm;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
