@@ -76,7 +76,6 @@ set ylabel "fraction of replies"
 set logscale x
 set xtics auto
 set yrange [0:1]
-set key below
 plot "$plot/reply-unprotected.us" using 1:((\$0 + 1) / U_records) \
          with lines lw 2 title "unprotected", \
      "$plot/reply-protected.us" using 1:((\$0 + 1) / P_records) \
@@ -105,7 +104,6 @@ set ylabel "Mbit/s (log scale)"
 set logscale y
 set xrange [0:*]
 set yrange [*:*]
-set key below
 plot "$rates" using 1:3 with linespoints lw 2 pt 7 title "VMware FT", \
      "$rates" using 1:2 with linespoints lw 2 pt 5 title "xenft"
 EOF

@@ -547,19 +547,21 @@ static int check_peer(struct xlft_session *s, const char *pair, uint8_t *key,
 }
 
 /*
- * The two sides' logs count different things: the secondary could not
- * replay what its primary records.  'a' is this side's (role, counter,
- * cpu), 'b' the peer's.
+ * The peer's log counts 'counter' on 'cpu', other than this side's: the
+ * secondary could not replay what its primary records.
  */
-static void kinds_differ(char *text, const uint8_t a[3], const uint8_t b[3])
+static void kinds_differ(const struct xlft_session *s, uint8_t counter,
+                         uint8_t cpu, char *text)
 {
-    const uint8_t *p = a[0] == XLFT_ROLE_PRIMARY ? a : b;
-    const uint8_t *q = p == a ? b : a;
+    bool primary = s->cfg.role == XLFT_ROLE_PRIMARY;
 
     snprintf(text, TEXT_MAX, "the primary's log counts %s on %s, the "
              "secondary's replay %s on %s: a log replays only where the "
-             "same is counted on the same CPU", ft_counter_name(p[1]),
-             ft_cpu_name(p[2]), ft_counter_name(q[1]), ft_cpu_name(q[2]));
+             "same is counted on the same CPU",
+             ft_counter_name(primary ? s->cfg.counter : counter),
+             ft_cpu_name(primary ? s->cfg.cpu : cpu),
+             ft_counter_name(primary ? counter : s->cfg.counter),
+             ft_cpu_name(primary ? cpu : s->cfg.cpu));
 }
 
 /* Responder: a HELLO; answer it with HELLO_ACK and MAC_r. */
@@ -599,9 +601,7 @@ static int on_hello(struct xlft_session *s, const uint8_t *frame,
         return -ECONNREFUSED;
     }
     if (hi->counter != s->cfg.counter || hi->cpu != s->cfg.cpu) {
-        kinds_differ(text,
-                     (uint8_t[]){ s->cfg.role, s->cfg.counter, s->cfg.cpu },
-                     (uint8_t[]){ hi->role, hi->counter, hi->cpu });
+        kinds_differ(s, hi->counter, hi->cpu, text);
         return -ECONNREFUSED;
     }
     s->peer_domid = hi->domid;
@@ -679,9 +679,7 @@ static int on_ack(struct xlft_session *s, const uint8_t *frame, size_t len,
         return -ECONNREFUSED;
     }
     if (a->counter != s->cfg.counter || a->cpu != s->cfg.cpu) {
-        kinds_differ(text,
-                     (uint8_t[]){ s->cfg.role, s->cfg.counter, s->cfg.cpu },
-                     (uint8_t[]){ a->role, a->counter, a->cpu });
+        kinds_differ(s, a->counter, a->cpu, text);
         return -ECONNREFUSED;
     }
     memcpy(s->peer_host, a->host, sizeof(s->peer_host));
