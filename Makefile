@@ -175,6 +175,12 @@ $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(XEN_LIBS) -lxendevicemodel -lpthread
 
+# A paused guest's RAM and registers, hashed (the lab's replay tests).
+all: $(BUILD)/tests/xen-state-hash
+$(BUILD)/tests/xen-state-hash: $(BUILD)/obj/rel/tests/xenlab/xen-state-hash.o
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ -lxencall -lxenforeignmemory -lxxhash
+
 $(BUILD)/bin/ftvm: $(rel_FTVM_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ -lunicorn $(LIBS)

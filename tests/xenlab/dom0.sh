@@ -104,12 +104,12 @@ ticks() {
 # waiting SECONDS WHAT CMD...: CMD every 0.1 s until it succeeds, at most
 # SECONDS; else says "no WHAT after SECONDS s" and exits 1.
 waiting() {
-    w_left=$(($1 * 10)) w_what=$2
+    w_left=$(($1 * 10)) w_what=$2 w_secs=$1
     shift 2
     until "$@" >/dev/null 2>&1; do
         w_left=$((w_left - 1))
         if [ $w_left -le 0 ]; then
-            echo "no $w_what after $1 s"
+            echo "no $w_what after $w_secs s"
             exit 1
         fi
         sleep 0.1

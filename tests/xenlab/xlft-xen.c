@@ -68,7 +68,8 @@
  *                                           it paused, reply
  *
  * --unsafe-no-counter before the command enables recording on a CPU with
- * no branch counter (the lab's), as test hypervisors allow;
+ * no branch counter (the lab's), as test hypervisors allow; --steps
+ * records or replays counting steps (single-stepping) instead;
  * --ring-data=BYTES gives record-ring a ring of that size (0: Xen's
  * default).
  *
@@ -136,8 +137,8 @@ static int usage(void)
             "       xlft-xen tsc-emulate DOMID\n"
             "       xlft-xen early-record\n"
             "       (--unsafe-no-counter before the command: record "
-            "without a branch counter; --ring-data=BYTES: record-ring's "
-            "ring size)\n");
+            "without a branch counter; --steps: count steps; "
+            "--ring-data=BYTES: record-ring's ring size)\n");
     return 2;
 }
 
@@ -582,8 +583,8 @@ static int records(uint32_t domid, uint32_t count, uint32_t seconds,
                    sizeof(err));
     if (!rc)
         printf("enabled: counter %s\n",
-               s.st.counter == XLFT_XEN_COUNTER_BRANCHES ? "branches"
-                                                         : "none");
+               s.st.counter == XLFT_XEN_COUNTER_BRANCHES ? "branches" :
+               s.st.counter == XLFT_XEN_COUNTER_STEPS ? "steps" : "none");
     ft_codec_init(&t.codec);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!rc && stall)
@@ -917,7 +918,9 @@ static int replay(uint32_t domid)
     int rc = xlft_xen_open(&x, err, sizeof(err));
 
     if (!rc)
-        rc = xlft_xen_ft_enable_replay(x, domid, 0, &st, err, sizeof(err));
+        rc = xlft_xen_ft_enable_replay(x, domid, 0,
+                                       enable_flags & XLFT_XEN_FT_STEPS, &st,
+                                       err, sizeof(err));
     if (!rc) {
         printf("replaying: state %s frames %" PRIu32 " port %" PRIu32
                "\n", xlft_xen_ft_state_name(st.state), st.nr_frames,
@@ -967,9 +970,11 @@ static int ft_status(uint32_t domid)
     }
     if (!rc) {
         printf("state %s frames %" PRIu32 " port %" PRIu32 " abi %" PRIu32
-               " log %" PRIu32 " seq %" PRIu64 "\n",
+               " log %" PRIu32 " seq %" PRIu64 " count %" PRIu64
+               " stopped %" PRId32 "\n",
                xlft_xen_ft_state_name(st.state), st.nr_frames, st.port,
-               st.abi_version, st.log_version, st.seq);
+               st.abi_version, st.log_version, st.seq, st.count,
+               st.stopped);
         return 0;
     }
     fprintf(stderr, "xlft-xen: %s\n", err);
@@ -1323,6 +1328,8 @@ int main(int argc, char **argv)
     for (; argc > 1 && !strncmp(argv[1], "--", 2); argc--, argv++) {
         if (!strcmp(argv[1], "--unsafe-no-counter"))
             enable_flags = XLFT_XEN_FT_UNSAFE_NO_COUNTER;
+        else if (!strcmp(argv[1], "--steps"))
+            enable_flags = XLFT_XEN_FT_STEPS;
         else if (!strncmp(argv[1], "--ring-data=", 12)) {
             if (parse_u32(argv[1] + 12, "ring size", &opt_ring_data))
                 return 2;

@@ -196,22 +196,59 @@ out:
     return rc;
 }
 
+/*
+ * The patched hypervisor counts the guest's branches on Intel (its PMU),
+ * steps on AMD (single-stepping: SVM has no branch counter Xen can use),
+ * nothing where it records without a counter (BACKEND_F_UNSAFE_NO_COUNTER)
+ * or on a CPU it cannot count on; the CPU is the host's, as dom0 sees
+ * its vendor.  FT_CPU_UNKNOWN: neither vendor, where Xen records nothing.
+ */
+static void xen_kind(unsigned int flags, uint32_t *counter, uint32_t *cpu)
+{
+    unsigned int a, b, c, d;
+    char v[13];
+
+    *cpu = FT_CPU_UNKNOWN;
+    if (__get_cpuid(0, &a, &b, &c, &d)) {
+        memcpy(v, &b, 4);
+        memcpy(v + 4, &d, 4);
+        memcpy(v + 8, &c, 4);
+        v[12] = '\0';
+        if (!strcmp(v, "GenuineIntel"))
+            *cpu = FT_CPU_INTEL;
+        else if (!strcmp(v, "AuthenticAMD"))
+            *cpu = FT_CPU_AMD;
+    }
+    if (flags & BACKEND_F_UNSAFE_NO_COUNTER)
+        *counter = FT_COUNTER_NONE;
+    else if (*cpu == FT_CPU_INTEL)
+        *counter = FT_COUNTER_BRANCHES;
+    else if (*cpu == FT_CPU_AMD)
+        *counter = FT_COUNTER_STEPS;
+    else
+        *counter = FT_COUNTER_NONE;
+}
+
 /* Recording (RECORD) or replaying (REPLAY): the ring and its channel. */
 static int ft_start(struct guest *g, uint32_t role, uint32_t ring_data,
                     char *why, size_t len)
 {
     struct xlft_xen_ft_status st;
-    uint32_t flags = g->flags & BACKEND_F_UNSAFE_NO_COUNTER ?
-                     XLFT_XEN_FT_UNSAFE_NO_COUNTER : 0;
+    uint32_t counter, cpu, flags;
     int rc;
 
+    xen_kind(g->flags, &counter, &cpu);
+    flags = counter == FT_COUNTER_STEPS ? XLFT_XEN_FT_STEPS :
+            g->flags & BACKEND_F_UNSAFE_NO_COUNTER ?
+            XLFT_XEN_FT_UNSAFE_NO_COUNTER : 0;
     if (role == FT_RING_RECORD) {
         rc = xlft_xen_config_check(g->domid, why, len);
         if (!rc)
             rc = xlft_xen_ft_enable_record(g->x, g->domid, ring_data, flags,
                                            &st, why, len);
     } else {
-        rc = xlft_xen_ft_enable_replay(g->x, g->domid, ring_data, &st, why,
+        rc = xlft_xen_ft_enable_replay(g->x, g->domid, ring_data,
+                                       flags & XLFT_XEN_FT_STEPS, &st, why,
                                        len);
     }
     if (rc)
@@ -228,7 +265,8 @@ static int ft_start(struct guest *g, uint32_t role, uint32_t ring_data,
             "channel %u bound to dom0 port %d\n", g->domid,
             role == FT_RING_RECORD ? "recording into" : "replaying from",
             st.nr_frames, st.counter == XLFT_XEN_COUNTER_NONE &&
-            role == FT_RING_RECORD ? " (no branch counter: unsafe)" : "",
+            role == FT_RING_RECORD ? " (no counter: unsafe)" :
+            st.counter == XLFT_XEN_COUNTER_STEPS ? " (counting steps)" : "",
             st.port, g->ev.local);
     return 0;
 }
@@ -452,32 +490,6 @@ static int xen_make_copy(const struct ftd_config *c, const char *name,
     }
     snprintf(cfg, len, "%s", g->xen_config);
     return 0;
-}
-
-/*
- * The patched hypervisor counts the guest's branches on Intel (its PMU),
- * nothing where it records without a counter (BACKEND_F_UNSAFE_NO_COUNTER,
- * or a CPU it cannot count on); the CPU is the host's, as dom0 sees its
- * vendor.  FT_CPU_UNKNOWN: neither vendor, where Xen records nothing.
- */
-static void xen_kind(unsigned int flags, uint32_t *counter, uint32_t *cpu)
-{
-    unsigned int a, b, c, d;
-    char v[13];
-
-    *cpu = FT_CPU_UNKNOWN;
-    if (__get_cpuid(0, &a, &b, &c, &d)) {
-        memcpy(v, &b, 4);
-        memcpy(v + 4, &d, 4);
-        memcpy(v + 8, &c, 4);
-        v[12] = '\0';
-        if (!strcmp(v, "GenuineIntel"))
-            *cpu = FT_CPU_INTEL;
-        else if (!strcmp(v, "AuthenticAMD"))
-            *cpu = FT_CPU_AMD;
-    }
-    *counter = *cpu == FT_CPU_INTEL && !(flags & BACKEND_F_UNSAFE_NO_COUNTER)
-               ? FT_COUNTER_BRANCHES : FT_COUNTER_NONE;
 }
 
 const struct backend backend_xen = {

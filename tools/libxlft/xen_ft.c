@@ -35,12 +35,14 @@
  * The op travels in the domctl's union; its layout is the same for
  * 32- and 64-bit callers (seq is 8-aligned), as the public ABI needs.
  */
-_Static_assert(sizeof(struct xen_domctl_ft_op) == 48,
-               "xen_domctl_ft_op: 48 bytes in the public ABI");
+_Static_assert(sizeof(struct xen_domctl_ft_op) == 56,
+               "xen_domctl_ft_op: 56 bytes in the public ABI");
 _Static_assert(offsetof(struct xen_domctl_ft_op, seq) == 32,
                "xen_domctl_ft_op: seq at 32");
 _Static_assert(offsetof(struct xen_domctl_ft_op, counter) == 44,
                "xen_domctl_ft_op: counter at 44");
+_Static_assert(offsetof(struct xen_domctl_ft_op, count) == 48,
+               "xen_domctl_ft_op: count at 48");
 _Static_assert(sizeof(struct xen_domctl_ft_op) <=
                sizeof(((struct xen_domctl *)0)->u.pad),
                "xen_domctl_ft_op fits the domctl union");
@@ -233,7 +235,8 @@ static void unfit(struct xlft_xen *x, uint32_t domid, const char *what,
              "viridian=0, no passthrough, no PV interfaces in use (nopv, "
              "xen_platform_pci=0), and RDRAND, RDSEED and TSX hidden where "
              "they cannot be intercepted (cpuid=\"host,rdrand=0,rdseed=0,"
-             "rtm=0,hle=0\"); Xen's log (xl dmesg) says which", domid,
+             "rtm=0,hle=0\"), and, counting steps, SYSCALL not enabled; "
+             "Xen's log (xl dmesg) says which", domid,
              what);
 }
 
@@ -306,6 +309,7 @@ int xlft_xen_ft_status(struct xlft_xen *x, uint32_t domid,
     st->seq = op.seq;
     st->stopped = op.stopped;
     st->counter = op.counter;
+    st->count = op.count;
     return 0;
 }
 
@@ -319,9 +323,9 @@ int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
                                    .ring_data = ring_data };
     int rc;
 
-    if (flags & ~XLFT_XEN_FT_UNSAFE_NO_COUNTER) {
-        snprintf(err, errlen, "domain %u: unknown FT flags %#x", domid,
-                 flags);
+    if ((flags & ~(XLFT_XEN_FT_UNSAFE_NO_COUNTER | XLFT_XEN_FT_STEPS)) ||
+        (flags & XLFT_XEN_FT_UNSAFE_NO_COUNTER && flags & XLFT_XEN_FT_STEPS)) {
+        snprintf(err, errlen, "domain %u: bad FT flags %#x", domid, flags);
         return -EINVAL;
     }
     rc = ft_op(x, domid, &op, err, errlen);
@@ -331,10 +335,16 @@ int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
     case 0:
         break;
     case -ENODEV:
-        snprintf(err, errlen, "domain %u: this host cannot record exactly: "
-                 "its CPU has no usable branch counter (AMD, or no "
-                 "architectural PMU), or apicv is on (boot Xen with "
-                 "apicv=0)", domid);
+        if (flags & XLFT_XEN_FT_STEPS)
+            snprintf(err, errlen, "domain %u: this host cannot count "
+                     "steps: its Xen cannot single-step the guest on this "
+                     "vendor, or apicv is on (boot Xen with apicv=0)",
+                     domid);
+        else
+            snprintf(err, errlen, "domain %u: this host cannot record "
+                     "exactly: its CPU has no usable branch counter (AMD, "
+                     "or no architectural PMU), or apicv is on (boot Xen "
+                     "with apicv=0)", domid);
         return rc;
     case -EBUSY:
         snprintf(err, errlen, "domain %u: the branch counter is in use: "
@@ -348,24 +358,37 @@ int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
 }
 
 int xlft_xen_ft_enable_replay(struct xlft_xen *x, uint32_t domid,
-                              uint32_t ring_data,
+                              uint32_t ring_data, uint32_t flags,
                               struct xlft_xen_ft_status *st, char *err,
                               size_t errlen)
 {
     struct xen_domctl_ft_op op = { .cmd = XEN_DOMCTL_ft_enable_replay,
+                                   .flags = flags,
                                    .ring_data = ring_data };
-    int rc = ft_op(x, domid, &op, err, errlen);
+    int rc;
 
+    if (flags & ~XLFT_XEN_FT_STEPS) {
+        snprintf(err, errlen, "domain %u: bad FT replay flags %#x", domid,
+                 flags);
+        return -EINVAL;
+    }
+    rc = ft_op(x, domid, &op, err, errlen);
     if (enable_error(x, domid, rc, ring_data, "replay", err, errlen))
         return rc;
     switch (rc) {
     case 0:
         return xlft_xen_ft_status(x, domid, st, err, errlen);
     case -ENODEV:
-        snprintf(err, errlen, "domain %u: this host cannot replay: replay "
-                 "needs Intel VT-x with the monitor trap flag and a usable "
-                 "branch counter, and apicv off (boot Xen with apicv=0)",
-                 domid);
+        if (flags & XLFT_XEN_FT_STEPS)
+            snprintf(err, errlen, "domain %u: this host cannot replay "
+                     "steps: its Xen cannot single-step the guest on this "
+                     "vendor, or apicv is on (boot Xen with apicv=0)",
+                     domid);
+        else
+            snprintf(err, errlen, "domain %u: this host cannot replay: "
+                     "replay needs Intel VT-x with the monitor trap flag "
+                     "and a usable branch counter, and apicv off (boot "
+                     "Xen with apicv=0)", domid);
         break;
     case -EBUSY:
         snprintf(err, errlen, "domain %u: replay needs the copy paused "
@@ -576,6 +599,8 @@ _Static_assert(XLFT_XEN_FT_OFF == XEN_DOMCTL_ft_state_off &&
                XLFT_XEN_FT_LIVE == XEN_DOMCTL_ft_state_live &&
                XLFT_XEN_COUNTER_NONE == XEN_DOMCTL_ft_counter_none &&
                XLFT_XEN_COUNTER_BRANCHES == XEN_DOMCTL_ft_counter_branches &&
+               XLFT_XEN_COUNTER_STEPS == XEN_DOMCTL_ft_counter_steps &&
                XLFT_XEN_FT_UNSAFE_NO_COUNTER ==
-               XEN_DOMCTL_ft_flag_no_counter,
+               XEN_DOMCTL_ft_flag_no_counter &&
+               XLFT_XEN_FT_STEPS == XEN_DOMCTL_ft_flag_steps,
                "xlft_xen.h constants are the domctl's");

@@ -98,7 +98,7 @@ expect_lines '^xen_version +: 4\.17\.7$' 'SHADOW_PAGING' \
     '^FT: d2 refused: its CPUID policy shows RDRAND/RDSEED' \
     '^xlft-xen: domain 3: Xen refuses a ring of 134217728 bytes: it takes at most 64 MiB$' \
     '^ring-big=1$' \
-    "^state off frames 0 port 0 abi $abi log $logv seq 0\$" '^ft-status=0$' \
+    "^state off frames 0 port 0 abi $abi log $logv seq 0 count 0 stopped 0\$" '^ft-status=0$' \
     '^enabled: state record frames [0-9]+ port [1-9][0-9]*$' \
     "^ring: [0-9]+ bytes mapped, a record ring of ABI $abi counting none on AMD, [0-9]+ bytes" \
     '^disabled: state off$' '^record-ring=0$' '^guest hvm [-rb]+$' \

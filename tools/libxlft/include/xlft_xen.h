@@ -31,11 +31,13 @@ struct xlft_xen_ft_status {
     uint64_t seq;           /* last record produced or consumed */
     int32_t stopped;        /* 0, or -errno: why the vCPU was stopped */
     uint32_t counter;       /* XLFT_XEN_COUNTER_* */
+    uint64_t count;         /* the vCPU's count now (0: a Xen before it) */
 };
 
 /* What the count of the ring's execution points counts. */
 #define XLFT_XEN_COUNTER_NONE      0  /* nothing (unsafe lab mode) */
 #define XLFT_XEN_COUNTER_BRANCHES  1  /* retired conditional branches */
+#define XLFT_XEN_COUNTER_STEPS     2  /* instructions, by single-stepping */
 
 /*
  * enable_record flag, for test hypervisors only: record on a CPU with no
@@ -43,6 +45,12 @@ struct xlft_xen_ft_status {
  * and the log cannot be replayed exactly.
  */
 #define XLFT_XEN_FT_UNSAFE_NO_COUNTER  (1u << 0)
+/*
+ * enable_record and enable_replay: count the guest's instructions by
+ * single-stepping it (exact, no PMU needed, an exit per instruction): what
+ * an AMD host counts, where Xen has no branch counter.
+ */
+#define XLFT_XEN_FT_STEPS              (1u << 1)
 
 #define XLFT_XEN_FT_OFF     0
 #define XLFT_XEN_FT_RECORD  1
@@ -68,8 +76,8 @@ int xlft_xen_ft_status(struct xlft_xen *x, uint32_t domid,
  * (vCPUs, paging, CPUID, TSC mode, viridian, passthrough, PV interfaces:
  * 'err' names the setting when it can tell); -EINVAL: no vCPU yet, or a
  * bad ring size; -E2BIG: a ring above 64 MiB; -ENODEV: the host cannot
- * count branches or runs apicv; -EBUSY: its counter is taken (vPMU, NMI
- * watchdog); -EEXIST: FT is on.
+ * count branches (or, with XLFT_XEN_FT_STEPS, steps) or runs apicv;
+ * -EBUSY: its counter is taken (vPMU, NMI watchdog); -EEXIST: FT is on.
  */
 int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
                               uint32_t ring_data, uint32_t flags,
@@ -77,11 +85,13 @@ int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
                               size_t errlen);
 /*
  * On the secondary host, a paused copy of the primary (as it was when
- * recording started) replays from a new ring.  -ENODEV: the host cannot
- * (replay needs Intel VT-x); -EBUSY: the copy is not paused.
+ * recording started) replays from a new ring, counting what the log
+ * counts: 'flags' XLFT_XEN_FT_STEPS for steps, 0 for branches.  -ENODEV:
+ * the host cannot (branches need Intel VT-x, steps a vendor that
+ * single-steps); -EBUSY: the copy is not paused.
  */
 int xlft_xen_ft_enable_replay(struct xlft_xen *x, uint32_t domid,
-                              uint32_t ring_data,
+                              uint32_t ring_data, uint32_t flags,
                               struct xlft_xen_ft_status *st, char *err,
                               size_t errlen);
 /*

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xen-state-hash.c - the state of a paused HVM guest as two hashes, for
+ * the lab's replay tests: a primary and its copy, each hashed in its own
+ * dom0, must agree once the copy has replayed up to where the primary
+ * stopped.
+ *
+ *   xen-state-hash DOMID MIB
+ *
+ * prints "ram: ..." (XXH3-64 of each present frame of the first MIB MiB
+ * of guest-physical memory, with its frame number; a frame that cannot be
+ * mapped counts as a hole) and "vcpu: ..." (XXH3-64 of the vCPU's saved
+ * registers, struct hvm_hw_cpu, less its TSC: the emulated TSC follows
+ * the host's clock, not the guest's execution).  The guest should be
+ * paused; nothing is written to it.  Exit status 0, 1 with a message
+ * naming what failed, 2 on bad usage.
+ */
+#define __XEN_TOOLS__ 1 /* XEN_DOMCTL_gethvmcontext_partial */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <xencall.h>
+#include <xenforeignmemory.h>
+#include <xen/domctl.h>
+#include <xen/hvm/save.h>
+#include <xen/xen.h>
+#include <xxhash.h>
+
+#define PAGE 4096u
+#define BATCH 256u
+
+static int bad_usage(void)
+{
+    fprintf(stderr, "usage: xen-state-hash DOMID MIB\n");
+    return 2;
+}
+
+static int parse(const char *s, unsigned long max, unsigned long *v)
+{
+    char *end;
+
+    errno = 0;
+    *v = strtoul(s, &end, 10);
+    return errno || !*s || *end || *s == '-' || *v > max ? -1 : 0;
+}
+
+/* The frames [0, frames) of 'domid', hashed in order with their numbers. */
+static int ram_hash(xenforeignmemory_handle *fm, uint32_t domid,
+                    unsigned long frames, uint64_t *hash,
+                    unsigned long *holes)
+{
+    XXH3_state_t *st = XXH3_createState();
+    xen_pfn_t pfn[BATCH];
+    int err[BATCH];
+    int rc = 0;
+
+    if (!st)
+        return -ENOMEM;
+    XXH3_64bits_reset(st);
+    *holes = 0;
+    for (unsigned long at = 0; at < frames && !rc; at += BATCH) {
+        unsigned int n = frames - at < BATCH ? frames - at : BATCH;
+        uint8_t *p;
+
+        for (unsigned int i = 0; i < n; i++)
+            pfn[i] = at + i;
+        p = xenforeignmemory_map(fm, domid, PROT_READ, n, pfn, err);
+        if (!p) {
+            rc = errno ? -errno : -EIO;
+            fprintf(stderr, "xen-state-hash: domain %" PRIu32 ": cannot "
+                    "map frames %#lx..%#lx: %s\n", domid, at, at + n - 1,
+                    strerror(-rc));
+            break;
+        }
+        for (unsigned int i = 0; i < n; i++) {
+            uint64_t f = at + i;
+
+            XXH3_64bits_update(st, &f, sizeof(f));
+            if (err[i]) {
+                ++*holes;
+                continue;
+            }
+            XXH3_64bits_update(st, p + (size_t)i * PAGE, PAGE);
+        }
+        xenforeignmemory_unmap(fm, p, n);
+    }
+    *hash = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return rc;
+}
+
+/* vCPU 0's saved registers, through a partial HVM context. */
+static int cpu_regs(xencall_handle *h, uint32_t domid,
+                    struct hvm_hw_cpu *cpu)
+{
+    struct xen_domctl *d = xencall_alloc_buffer(h, sizeof(*d));
+    struct hvm_hw_cpu *buf = xencall_alloc_buffer(h, sizeof(*buf));
+    int rc = -ENOMEM;
+
+    if (!d || !buf)
+        goto out;
+    memset(d, 0, sizeof(*d));
+    memset(buf, 0, sizeof(*buf));
+    d->cmd = XEN_DOMCTL_gethvmcontext_partial;
+    d->interface_version = XEN_DOMCTL_INTERFACE_VERSION;
+    d->domain = (domid_t)domid;
+    d->u.hvmcontext_partial.type = HVM_SAVE_CODE(CPU);
+    d->u.hvmcontext_partial.instance = 0;
+    d->u.hvmcontext_partial.bufsz = sizeof(*buf);
+    set_xen_guest_handle(d->u.hvmcontext_partial.buffer, (uint8_t *)buf);
+    do {
+        rc = xencall1(h, __HYPERVISOR_domctl, (uint64_t)(uintptr_t)d);
+    } while (rc < 0 && (errno == EAGAIN || errno == EINTR));
+    rc = rc < 0 ? -errno : 0;
+    if (!rc)
+        *cpu = *buf;
+out:
+    if (buf)
+        xencall_free_buffer(h, buf);
+    if (d)
+        xencall_free_buffer(h, d);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    xenforeignmemory_handle *fm = NULL;
+    xencall_handle *h = NULL;
+    struct hvm_hw_cpu cpu;
+    unsigned long domid, mib, holes;
+    uint64_t ram, regs;
+    int rc = -1;
+
+    if (argc != 3 || parse(argv[1], DOMID_FIRST_RESERVED - 1, &domid) ||
+        parse(argv[2], 1ul << 20, &mib) || !mib)
+        return bad_usage();
+    h = xencall_open(NULL, 0);
+    fm = xenforeignmemory_open(NULL, 0);
+    if (!h || !fm) {
+        fprintf(stderr, "xen-state-hash: cannot open libxencall or "
+                "libxenforeignmemory: %s\n", strerror(errno));
+        goto out;
+    }
+    rc = cpu_regs(h, domid, &cpu);
+    if (rc) {
+        fprintf(stderr, "xen-state-hash: domain %lu: cannot read its vCPU "
+                "registers: %s\n", domid, strerror(-rc));
+        goto out;
+    }
+    rc = ram_hash(fm, domid, mib << 8, &ram, &holes);
+    if (rc)
+        goto out;
+    cpu.tsc = 0;
+    regs = XXH3_64bits(&cpu, sizeof(cpu));
+    printf("ram: %lu MiB, %lu holes, hash %016" PRIx64 "\n", mib, holes,
+           ram);
+    printf("vcpu: rip %#" PRIx64 " rflags %#" PRIx64 " rcx %#" PRIx64
+           ", hash %016" PRIx64 "\n", cpu.rip, cpu.rflags, cpu.rcx, regs);
+out:
+    if (fm)
+        xenforeignmemory_close(fm);
+    if (h)
+        xencall_close(h);
+    return rc ? 1 : 0;
+}
