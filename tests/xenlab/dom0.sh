@@ -63,10 +63,7 @@ seabios() {
 # must agree with it (ftd --xen-config, xlft-xen copy-recv).
 idle_cfg() {
     if [ "${2:-}" = fit ]; then
-        hvm_cfg idle 'kernel = "/xenft/idle.bin"' "cmdline = \"hz=$1\"" \
-            'serial = "file:/tmp/idle.log"' 'hap = 0' \
-            'tsc_mode = "always_emulate"' 'cpuid = "host,rdrand=0,rdseed=0"' \
-            'viridian = 0' 'xen_platform_pci = 0'
+        fit_cfg idle idle.bin "hz=$1"
     else
         hvm_cfg idle 'kernel = "/xenft/idle.bin"' "cmdline = \"hz=$1\"" \
             'serial = "file:/tmp/idle.log"'
@@ -125,12 +122,13 @@ peer_said_ready() {
     [ "$(socat -u TCP:$XENLAB_PEER:8001 - 2>/dev/null)" = ready ]
 }
 
-# ft_setup: a fresh key in /tmp/ft.key, the arbiter's directory
-# /tmp/arb, and in $opts the options of ftd for pair idle on Xen.
+# ft_setup [PAIR]: a fresh key in /tmp/ft.key, the arbiter's directory
+# /tmp/arb, and in $opts the options of ftd for PAIR (idle) on Xen.
 ft_setup() {
     (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
     mkdir -p /tmp/arb
-    opts="--backend xen --pair idle --key /tmp/ft.key --arbiter file:/tmp/arb"
+    opts="--backend xen --pair ${1:-idle} --key /tmp/ft.key"
+    opts="$opts --arbiter file:/tmp/arb"
 }
 
 # ft_secondary SECONDS [OPTION...]: ftd, the Xen secondary of idle
@@ -149,4 +147,136 @@ ft_secondary() {
         cat /tmp/s.log
         exit 1
     fi
+}
+
+# fit_cfg NAME KERNEL CMDLINE: /tmp/NAME.cfg, a guest fit for FT (one
+# vCPU, shadow paging, emulated TSC, RDRAND and RDSEED hidden, no PV
+# devices) booting /xenft/KERNEL, its console in /tmp/NAME.log.
+fit_cfg() {
+    hvm_cfg "$1" "kernel = \"/xenft/$2\"" "cmdline = \"$3\"" \
+        "serial = \"file:/tmp/$1.log\"" 'hap = 0' \
+        'tsc_mode = "always_emulate"' 'cpuid = "host,rdrand=0,rdseed=0"' \
+        'viridian = 0' 'xen_platform_pci = 0'
+}
+
+# The replay tests on two hosts (/xenft/ft.key their pair's key, the
+# guest's configuration in /tmp/GUEST.cfg on both): host 1 runs
+# replay_primary, host 2 replay_copy.  Host 1 pauses its guest, tells
+# host 2 its sequence number and count ("SEQ COUNT" on port 8002); host
+# 2 waits for its copy to have replayed that far and answers the copy's
+# count (port 8004).  A guest paused half-way through an I/O that its
+# device model has yet to complete stands past its last record (the
+# point of a write is logged by the next input): host 1 then lets it run
+# on and pauses it again.  Once the counts agree ("done"), each host
+# prints its guest's status, the hashes of its RAM ("primary ram:",
+# "copy ram:") and registers ("... vcpu:"), and its console lines
+# ("primary console:", "copy console:"), for expect_replayed.
+
+# replay_copy GUEST: ftd secondary of GUEST (pair GUEST, hostB) on
+# $XENLAB_IP:7801, with $opts.
+replay_copy() {
+    rc_guest=$1
+    timeout -k 5 500 /xenft/ftd secondary $opts --host-name hostB \
+        --listen $XENLAB_IP:7801 --xen-config /tmp/$rc_guest.cfg \
+        > /tmp/s.log 2>&1 &
+    rc_sec=$!
+    waiting 10 "secondary listening" grep -q "listening on" /tmp/s.log ||
+        { cat /tmp/s.log; exit 1; }
+    echo ready | socat -u - TCP-LISTEN:8001,reuseaddr
+    rc_copy=
+    while rc_msg=$(timeout 600 socat -u TCP-LISTEN:8002,reuseaddr -) &&
+        [ -n "$rc_msg" ] && [ "$rc_msg" != done ]; do
+        set -- $rc_msg
+        rc_seq=$1 rc_count=$2
+        # The primary runs protected once it has sent the copy, which
+        # may still be restored here.
+        waiting 120 "replay" grep -q "), replaying$" /tmp/s.log ||
+            { cat /tmp/s.log; exit 1; }
+        [ -n "$rc_copy" ] || rc_copy=$(sed -n "s/^ftd: the copy from .* \
+is domain \([0-9]*\), paused$/\1/p" /tmp/s.log)
+        rc_t0=$(date +%s%N)
+        rc_at=$(/xenft/xlft-xen ft-status $rc_copy |
+            sed -n "s/.* count \([0-9]*\) .*/\1/p")
+        echo "lag: $((rc_count - rc_at)) steps behind the paused primary"
+        if ! (waiting 300 "copy at seq $rc_seq" replayed_to); then
+            cat /tmp/st.txt /tmp/s.log
+            xl dmesg | grep FT
+            exit 1
+        fi
+        echo "replayed to seq $rc_seq in" \
+            "$((($(date +%s%N) - rc_t0) / 1000000)) ms"
+        rc_at=$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)
+        waiting 30 "the primary taking the count" sh -c \
+            "echo $rc_at | timeout 5 socat -u - TCP:$XENLAB_PEER:8004"
+    done
+    [ "$rc_msg" = done ] || { echo "no end from the primary"; exit 1; }
+    xl pause $rc_copy
+    /xenft/xlft-xen ft-status $rc_copy
+    /xenft/xen-state-hash $rc_copy 32 | sed "s/^/copy /"
+    grep "^$rc_guest: " /tmp/$rc_guest.log | sed "s/^/copy console: /"
+    xl dmesg | grep -o "FT: .*" | sed "s/^/copy xen: /"
+    echo hashed | socat -u - TCP-LISTEN:8003,reuseaddr
+    kill $rc_sec
+    wait $rc_sec
+    # ftd destroys its copy as it stops.
+    ! xl list $rc_copy > /dev/null 2>&1 || xl destroy $rc_copy
+}
+replayed_to() {
+    /xenft/xlft-xen ft-status $rc_copy > /tmp/st.txt &&
+    grep -q " seq $rc_seq count [0-9]* stopped 0\$" /tmp/st.txt
+}
+
+# replay_primary GUEST STEPS: GUEST (domain 1, running) protected by ftd
+# primary (hostA) towards $XENLAB_PEER:7801, with $opts, until it has
+# run STEPS steps protected; then paused as above, compared, destroyed.
+replay_primary() {
+    timeout -k 5 500 /xenft/ftd primary $opts --host-name hostA \
+        --guest $1 --peer $XENLAB_PEER:7801 > /tmp/p.log 2>&1 &
+    rp_pri=$!
+    waiting 120 "protection" grep -q "protected$" /tmp/p.log ||
+        { cat /tmp/p.log; xl dmesg | tail; exit 1; }
+    rp_steps=$2
+    rp_t0=$(date +%s%N)
+    waiting 600 "$2 steps" stepped
+    rp_ms=$((($(date +%s%N) - rp_t0) / 1000000))
+    rp_count=$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)
+    echo "steps: $rp_count in $rp_ms ms of protection"
+    rp_tries=0 rp_match=
+    until [ -n "$rp_match" ]; do
+        if [ $rp_tries != 0 ]; then
+            xl unpause $1
+            rp_steps=$((rp_count + 1000))
+            waiting 60 "1000 more steps" stepped
+        fi
+        rp_tries=$((rp_tries + 1))
+        [ $rp_tries -le 10 ] ||
+            { echo "the copy never stood where $1 did"; exit 1; }
+        xl pause $1
+        /xenft/xlft-xen ft-status 1 > /tmp/st.txt
+        rp_seq=$(sed -n "s/.* seq \([0-9]*\) .*/\1/p" /tmp/st.txt)
+        rp_count=$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)
+        waiting 30 "the peer taking the point" sh -c "echo $rp_seq \
+$rp_count | timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
+        rp_at=$(timeout 400 socat -u TCP-LISTEN:8004,reuseaddr -)
+        echo "paused at count $rp_count, the copy at ${rp_at:-nothing}"
+        [ -n "$rp_at" ] || exit 1
+        [ "$rp_at" != "$rp_count" ] || rp_match=1
+    done
+    waiting 30 "the peer taking the end" \
+        sh -c "echo done | timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
+    cat /tmp/st.txt
+    /xenft/xen-state-hash 1 32 | sed "s/^/primary /"
+    waiting 400 "hashed from the peer" sh -c "timeout 5 socat -u \
+TCP:$XENLAB_PEER:8003 - 2>/dev/null | grep -q hashed"
+    grep "^$1: " /tmp/$1.log | sed "s/^/primary console: /"
+    # Alone once the secondary stops, the primary may have ended itself.
+    kill $rp_pri 2> /dev/null
+    wait $rp_pri
+    sed "s/^/primary: /" /tmp/p.log
+    xl destroy $1
+}
+stepped() {
+    /xenft/xlft-xen ft-status 1 > /tmp/st.txt &&
+    [ "$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)" -ge \
+        "$rp_steps" ]
 }

@@ -49,3 +49,32 @@ lab_put() {
         sh "$XL_SRC/put.sh" "$build/$f" || fail "cannot put $f"
     done
 }
+
+# expect_replayed [quiet]: after dom0.sh's replay_primary and
+# replay_copy, the primary and its copy agree on the count, on the hashes
+# of RAM and registers, and the copy's console is the end of the
+# primary's (with quiet, both may have written nothing since the copy).
+expect_replayed() {
+    for what in ram vcpu; do
+        h1=$(sed -n "s/^primary $what: //p" "$out")
+        h2=$(sed -n "s/^copy $what: //p" "$out")
+        [ -n "$h1" ] && [ "$h1" = "$h2" ] ||
+            fail "$what differs: primary '$h1', copy '$h2'"
+    done
+    c1=$(sed -n 's/^state record .* count \([0-9]*\) .*/\1/p' "$out")
+    c2=$(sed -n 's/^state replay .* count \([0-9]*\) .*/\1/p' "$out")
+    [ -n "$c1" ] && [ "$c1" -gt 0 ] && [ "$c1" = "$c2" ] ||
+        fail "counts differ: primary '$c1', copy '$c2'"
+    n=$(grep -c '^copy console: ' "$out")
+    [ "$n" -gt 0 ] || [ "${1:-}" = quiet ] ||
+        fail "the copy wrote nothing on its console"
+    sed -n 's/^copy console: //p' "$out" > "$out.copy"
+    sed -n 's/^primary console: //p' "$out" | tail -n "$n" > "$out.pri"
+    if ! cmp -s "$out.copy" "$out.pri"; then
+        diff "$out.pri" "$out.copy"
+        rm -f "$out.copy" "$out.pri"
+        fail "the copy's console is not the end of the primary's"
+    fi
+    rm -f "$out.copy" "$out.pri"
+    echo "replayed: count $c1, RAM and registers agree, $n console lines"
+}
