@@ -181,6 +181,15 @@ $(BUILD)/tests/xen-state-hash: $(BUILD)/obj/rel/tests/xenlab/xen-state-hash.o
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ -lxencall -lxenforeignmemory -lxxhash
 
+# One interrupt of a paused copy's replay ring moved (the lab's
+# divergence test).
+all: $(BUILD)/tests/xen-ring-move
+$(BUILD)/tests/xen-ring-move: $(BUILD)/obj/rel/tests/xenlab/xen-ring-move.o \
+                              $(BUILD)/obj/rel/tools/libxlft/xen_ft.o \
+                              $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(XEN_LIBS)
+
 $(BUILD)/bin/ftvm: $(rel_FTVM_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ -lunicorn $(LIBS)

@@ -12,7 +12,8 @@ check="libcunit1-dev clang libclang-rt-14-dev procps etcd-server nftables
 bench="valgrind iproute2 eatmydata gnuplot-nox"
 demo="iproute2"
 # The Xen lab (tests/xenlab): dom0 image and Xen under QEMU (TCG).
-xenlab="debootstrap qemu-system-x86 e2fsprogs cpio busybox-static iproute2"
+xenlab="debootstrap qemu-system-x86 e2fsprogs cpio busybox-static iproute2
+        etcd-server"
 # Xen 4.17.7 with xen-patches: the hypervisor, libxenctrl and xl.
 xen="gcc make libc6-dev binutils patch bison flex m4 python3 python3-dev git
      checkpolicy acpica-tools uuid-dev libyajl-dev libncurses-dev pkg-config

@@ -280,3 +280,157 @@ stepped() {
     [ "$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)" -ge \
         "$rp_steps" ]
 }
+
+# The go-live test on two hosts: host 2 runs the arbiter (an etcd at
+# $golive_arb) and golive_copy, host 1 golive_primary.  Host 1 protects
+# its guest, then dies as a host does: it tells host 2 its last status
+# ("died SEQ COUNT" on port 8002), cuts its network without a word to
+# the peer, kills ftd and destroys the guest.  Host 2 must find the
+# primary lost through the heartbeat's silence alone, win the arbiter,
+# replay what it holds and go live; the guest then ticks on there.
+golive_arb=http://10.99.0.2:2379
+
+# golive_opts: $opts for the go-live pair: the etcd arbiter, and a
+# heartbeat timeout the lab's emulated CPUs keep to while both live.
+golive_opts() {
+    opts="--backend xen --pair idle --key /tmp/ft.key"
+    opts="$opts --arbiter etcd:$golive_arb --timeout 10000"
+}
+
+# golive_copy GUEST LINES: etcd, then ftd secondary of GUEST as
+# replay_copy starts it; once host 1 has died, the copy live, and LINES
+# more lines of ticks on its console written live.
+golive_copy() {
+    timeout -k 5 500 /xenft/etcd --name lab --data-dir /tmp/etcd \
+        --listen-client-urls $golive_arb \
+        --advertise-client-urls $golive_arb \
+        --listen-peer-urls http://127.0.0.1:2380 \
+        --initial-advertise-peer-urls http://127.0.0.1:2380 \
+        --initial-cluster lab=http://127.0.0.1:2380 > /tmp/etcd.log 2>&1 &
+    gc_etcd=$!
+    waiting 60 "etcd serving" grep -q "ready to serve client requests" \
+        /tmp/etcd.log || { tail /tmp/etcd.log; exit 1; }
+    timeout -k 5 500 /xenft/ftd secondary $opts --host-name hostB \
+        --listen $XENLAB_IP:7801 --xen-config /tmp/$1.cfg \
+        > /tmp/s.log 2>&1 &
+    gc_sec=$!
+    waiting 10 "secondary listening" grep -q "listening on" /tmp/s.log ||
+        { cat /tmp/s.log; exit 1; }
+    echo ready | socat -u - TCP-LISTEN:8001,reuseaddr
+    gc_msg=$(timeout 400 socat -u TCP-LISTEN:8002,reuseaddr -)
+    gc_t0=$(date +%s%N)
+    echo "host 1: $gc_msg"
+    gc_copy=$(sed -n "s/^ftd: the copy from .* is domain \([0-9]*\), \
+paused$/\1/p" /tmp/s.log)
+    if ! (waiting 120 "peer lost" grep -q "peer lost" /tmp/s.log &&
+          waiting 300 "copy live" grep -q "live at record" /tmp/s.log); then
+        sed "s/^/secondary: /" /tmp/s.log
+        [ -z "$gc_copy" ] || /xenft/xlft-xen ft-status $gc_copy
+        xl dmesg | grep -o "FT: .*"
+        exit 1
+    fi
+    echo "live $((($(date +%s%N) - gc_t0) / 1000000)) ms after host 1 died"
+    gc_n=$(($(grep -c "^$1: [0-9]* ticks" /tmp/$1.log) + $2))
+    if ! (waiting 120 "$2 lines of ticks live" sh -c \
+            "[ \$(grep -c '^$1: [0-9]* ticks' /tmp/$1.log) -ge $gc_n ]"); then
+        sed "s/^/secondary: /" /tmp/s.log
+        xl list
+        xl dmesg | grep -o "FT: .*"
+        exit 1
+    fi
+    echo "ticking live: $2 lines"
+    grep "^$1: " /tmp/$1.log | sed "s/^/copy console: /"
+    sed "s/^/secondary: /" /tmp/s.log
+    xl dmesg | grep -o "FT: .*" | sed "s/^/copy xen: /"
+    kill $gc_sec 2> /dev/null
+    wait $gc_sec
+    kill $gc_etcd
+    wait $gc_etcd
+    ! xl list $1 > /dev/null 2>&1 || xl destroy $1
+}
+
+# golive_primary GUEST STEPS LINES: GUEST protected as replay_primary
+# does, for STEPS steps and then LINES lines of ticks; then host 1 dies.
+golive_primary() {
+    timeout -k 5 500 /xenft/ftd primary $opts --host-name hostA \
+        --guest $1 --peer $XENLAB_PEER:7801 > /tmp/p.log 2>&1 &
+    gp_pri=$!
+    waiting 120 "protection" grep -q "protected$" /tmp/p.log ||
+        { cat /tmp/p.log; xl dmesg | tail; exit 1; }
+    rp_steps=$2
+    waiting 600 "$2 steps" stepped
+    gp_n=$(($(grep -c "^$1: [0-9]* ticks" /tmp/$1.log) + $3))
+    waiting 120 "$3 lines of ticks protected" sh -c \
+        "[ \$(grep -c '^$1: [0-9]* ticks' /tmp/$1.log) -ge $gp_n ]"
+    # Every line written so far lies before the next record: the copy
+    # must write them all once it holds a few more.
+    gp_lines=$(grep -c "^$1: [0-9]* ticks" /tmp/$1.log)
+    /xenft/xlft-xen ft-status 1 > /tmp/st.txt
+    gp_seq=$(sed -n "s/.* seq \([0-9]*\) .*/\1/p" /tmp/st.txt)
+    gp_count=$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)
+    waiting 30 "4 records more" sh -c "/xenft/xlft-xen ft-status 1 |
+        awk '{ for (i = 1; i < NF; i++) if (\$i == \"seq\") s = \$(i + 1) }
+             END { exit !(s >= $gp_seq + 4) }'"
+    waiting 30 "the peer taking the news" sh -c "echo died at seq \
+$gp_seq count $gp_count after $gp_lines lines |
+        timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
+    ip link set eth0 down
+    kill -KILL $gp_pri
+    xl destroy $1
+    wait $gp_pri
+    grep "^$1: " /tmp/$1.log | sed "s/^/primary console: /"
+    sed "s/^/primary: /" /tmp/p.log
+}
+
+# The divergence test on two hosts: host 2 runs diverge_copy, host 1
+# diverge_primary.  Once the copy replays, host 2 pauses it, moves an
+# interrupt in its ring (xen-ring-move), lets it go, and waits for Xen
+# to stop it; it then tells host 1 ("done" on port 8002).
+
+# diverge_copy GUEST: ftd secondary of GUEST as replay_copy starts it.
+diverge_copy() {
+    timeout -k 5 500 /xenft/ftd secondary $opts --host-name hostB \
+        --listen $XENLAB_IP:7801 --xen-config /tmp/$1.cfg \
+        > /tmp/s.log 2>&1 &
+    dc_sec=$!
+    waiting 10 "secondary listening" grep -q "listening on" /tmp/s.log ||
+        { cat /tmp/s.log; exit 1; }
+    echo ready | socat -u - TCP-LISTEN:8001,reuseaddr
+    waiting 300 "replay" grep -q "), replaying$" /tmp/s.log ||
+        { cat /tmp/s.log; exit 1; }
+    dc_copy=$(sed -n "s/^ftd: the copy from .* is domain \([0-9]*\), \
+paused$/\1/p" /tmp/s.log)
+    xl pause $dc_copy
+    /xenft/xen-ring-move $dc_copy 4 120 || exit 1
+    xl unpause $dc_copy
+    # ftd ends the pair as soon as Xen stops the copy.
+    if ! (waiting 300 "divergence" grep -q "replay failed" /tmp/s.log); then
+        /xenft/xlft-xen ft-status $dc_copy
+        cat /tmp/s.log
+        exit 1
+    fi
+    xl dmesg | grep -o "FT: .*" | sed "s/^/copy xen: /"
+    waiting 30 "the peer taking the end" \
+        sh -c "echo done | timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
+    kill $dc_sec 2> /dev/null
+    wait $dc_sec
+    sed "s/^/secondary: /" /tmp/s.log
+    ! xl list $dc_copy > /dev/null 2>&1 || xl destroy $dc_copy
+}
+
+# diverge_primary GUEST: GUEST protected as replay_primary does, until
+# host 2 is done; its ftd then stopped, GUEST destroyed.
+diverge_primary() {
+    timeout -k 5 500 /xenft/ftd primary $opts --host-name hostA \
+        --guest $1 --peer $XENLAB_PEER:7801 > /tmp/p.log 2>&1 &
+    dp_pri=$!
+    waiting 120 "protection" grep -q "protected$" /tmp/p.log ||
+        { cat /tmp/p.log; xl dmesg | tail; exit 1; }
+    dp_msg=$(timeout 400 socat -u TCP-LISTEN:8002,reuseaddr -)
+    [ "$dp_msg" = done ] || echo "no end from host 2"
+    kill $dp_pri 2> /dev/null
+    wait $dp_pri
+    sed "s/^/primary: /" /tmp/p.log
+    xl list $1 > /dev/null && echo "$1 runs on"
+    xl destroy $1
+}

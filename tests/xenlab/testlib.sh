@@ -78,3 +78,72 @@ expect_replayed() {
     rm -f "$out.copy" "$out.pri"
     echo "replayed: count $c1, RAM and registers agree, $n console lines"
 }
+
+# expect_golive LINES: after dom0.sh's golive_primary and golive_copy,
+# the copy's console ("copy console: idle: N ticks, tsc T") first
+# repeats the primary's lines, identically and with none left out: all
+# the K lines host 1 wrote before its record S ("host 1: died at seq S
+# count C after K lines"), since the copy went live past S ("live at
+# record H").  The first line of its own after them (a tick the primary
+# wrote differently, or never) starts its life: from there, at least
+# LINES lines, their ticks and TSC still rising.  The primary's lines
+# past the copy's were never acknowledged: on Xen its console is not
+# held yet (ftdm), and they are counted, not judged.
+expect_golive() {
+    awk -v more="$1" '
+    function bad(why) { print "FAIL: " why; failed = 1; exit 1 }
+    /^host 1: died at seq [0-9]+ count [0-9]+ after [0-9]+ lines$/ {
+        seq = $6; lines = $10
+    }
+    /^secondary: ftd: .*: live at record [0-9]+,/ {
+        sub(/.*live at record /, ""); sub(/,.*/, ""); held = $0
+    }
+    /^(primary|copy) console: idle: [0-9]+ ticks, tsc / {
+        n = $4; tsc = $7
+        if ($1 == "primary") {
+            pn[++np] = n; pt[n] = tsc
+            next
+        }
+        if (nc && (n <= cn || tsc <= ctsc))
+            bad("the copy wrote tick " n " (TSC " tsc ") after tick " \
+                cn " (TSC " ctsc ")")
+        if (!nc) {
+            for (i = 1; i <= np && pn[i] < n; i++)
+                ;
+            if (i > np || pn[i] != n)
+                bad("the copy starts at tick " n ", which the primary " \
+                    "never wrote")
+            next_p = i
+        }
+        nc++; cn = n; ctsc = tsc
+        if (live) {
+            lived++
+            next
+        }
+        if (next_p <= np && pn[next_p] == n && pt[n] == tsc) {
+            replayed = next_p++
+            next
+        }
+        live = n; lived = 1
+    }
+    END {
+        if (failed)
+            exit 1
+        if (seq == "" || held == "")
+            bad("no point of death from host 1, or no live record")
+        if (held + 0 <= seq + 0)
+            bad("the copy went live at record " held ", not past record " \
+                seq " where host 1 had written " lines " lines")
+        if (!np || !nc)
+            bad("no ticks on " (np ? "the copy" : "the primary"))
+        if (replayed < lines)
+            bad("the copy repeats the primary up to its line " \
+                replayed + 0 " (tick " pn[replayed] "), not " lines \
+                " (tick " pn[lines] ")")
+        if (lived < more)
+            bad("the copy wrote " lived + 0 " lines live, not " more)
+        printf "went live: the copy repeats ticks to %d, then lives " \
+            "from tick %d (%d lines); %d of the primary'"'"'s lines " \
+            "unacknowledged\n", pn[replayed], live, lived, np - replayed
+    }' "$out" || exit 1
+}
