@@ -183,8 +183,8 @@ $(BUILD)/tests/xen-state-hash: $(BUILD)/obj/rel/tests/xenlab/xen-state-hash.o
 
 # One interrupt of a paused copy's replay ring moved (the lab's
 # divergence test).
-all: $(BUILD)/tests/xen-ring-move
-$(BUILD)/tests/xen-ring-move: $(BUILD)/obj/rel/tests/xenlab/xen-ring-move.o \
+all: $(BUILD)/tests/xen-ring-edit
+$(BUILD)/tests/xen-ring-edit: $(BUILD)/obj/rel/tests/xenlab/xen-ring-edit.o \
                               $(BUILD)/obj/rel/tools/libxlft/xen_ft.o \
                               $(rel_CORE_OBJ)
 	@mkdir -p $(@D)

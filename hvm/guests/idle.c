@@ -8,6 +8,8 @@
  *              stops for good (`cli; hlt`)
  *   poweroff=N after N ticks, power off through ACPI PM1a_CNT, as on
  *              QEMU's pc machine
+ *   hypercall=1 with each line, ask Xen its version and print the answer
+ *              (a Xen HVM guest only: elsewhere the call faults)
  */
 #include "ftvm_devices.h"
 #include "rt/rt.h"
@@ -37,12 +39,30 @@ static void on_tick(struct rt_frame *f)
     ticks++;
 }
 
+/*
+ * xen_version(XENVER_version): VMMCALL on AMD, VMCALL elsewhere, as
+ * Linux patches its hypercall page.  Xen refuses a protected guest.
+ */
+static uint32_t xen_version(void)
+{
+    uint32_t a = 0, b, c, d;
+
+    __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
+    a = 17;                     /* __HYPERVISOR_xen_version */
+    if (b == 0x68747541)        /* "Auth"enticAMD */
+        __asm__ volatile("vmmcall" : "+a"(a) : "b"(0) : "memory");
+    else
+        __asm__ volatile("vmcall" : "+a"(a) : "b"(0) : "memory");
+    return a;
+}
+
 void guest_main(const char *cmdline)
 {
     uint32_t hz = arg_u32(cmdline, "hz", 100);
     uint32_t report = arg_u32(cmdline, "report", hz);
     uint32_t halt = arg_u32(cmdline, "halt", 0);
     uint32_t poweroff = arg_u32(cmdline, "poweroff", 0);
+    uint32_t hypercall = arg_u32(cmdline, "hypercall", 0);
     uint32_t next = report;
 
     puts_uart("idle: timer at ");
@@ -59,6 +79,11 @@ void guest_main(const char *cmdline)
             puts_uart(" ticks, tsc ");
             put_hex64(last_tsc);
             puts_uart("\n");
+            if (hypercall) {
+                puts_uart("idle: Xen answered ");
+                put_hex(xen_version());
+                puts_uart("\n");
+            }
             next += report;
         }
         if (halt && ticks >= halt) {

@@ -382,12 +382,13 @@ $gp_seq count $gp_count after $gp_lines lines |
     sed "s/^/primary: /" /tmp/p.log
 }
 
-# The divergence test on two hosts: host 2 runs diverge_copy, host 1
-# diverge_primary.  Once the copy replays, host 2 pauses it, moves an
-# interrupt in its ring (xen-ring-move), lets it go, and waits for Xen
-# to stop it; it then tells host 1 ("done" on port 8002).
+# The divergence tests on two hosts: host 2 runs diverge_copy, host 1
+# diverge_primary.  Once the copy replays, host 2 pauses it, changes a
+# record in its ring (xen-ring-edit), lets it go, and waits for Xen to
+# stop it; it then tells host 1 ("done" on port 8002).
 
-# diverge_copy GUEST: ftd secondary of GUEST as replay_copy starts it.
+# diverge_copy GUEST EDIT: ftd secondary of GUEST as replay_copy starts
+# it; EDIT is xen-ring-edit's (move, hash).
 diverge_copy() {
     timeout -k 5 500 /xenft/ftd secondary $opts --host-name hostB \
         --listen $XENLAB_IP:7801 --xen-config /tmp/$1.cfg \
@@ -401,7 +402,7 @@ diverge_copy() {
     dc_copy=$(sed -n "s/^ftd: the copy from .* is domain \([0-9]*\), \
 paused$/\1/p" /tmp/s.log)
     xl pause $dc_copy
-    /xenft/xen-ring-move $dc_copy 4 120 || exit 1
+    /xenft/xen-ring-edit $dc_copy $2 4 120 || exit 1
     xl unpause $dc_copy
     # ftd ends the pair as soon as Xen stops the copy.
     if ! (waiting 300 "divergence" grep -q "replay failed" /tmp/s.log); then

@@ -54,7 +54,8 @@ golive_primary idle 20000 4
 '
 expect_status 0
 expect_lines '^primary: ftd: domain [0-9]+: recording into a ring of [0-9]+ '\
-'frames \(counting steps\)' '^host 1: died at seq [0-9]+ count [0-9]+ after [0-9]+ lines$' \
+'frames \(counting steps\)' \
+    '^host 1: died at seq [0-9]+ count [0-9]+ after [0-9]+ lines$' \
     '^secondary: ftd: .*peer lost' '^secondary: ftd: .*live at record' \
     '^live [0-9]+ ms after host 1 died$' '^ticking live: 5 lines$'
 expect_golive 5

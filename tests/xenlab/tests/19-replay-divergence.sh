@@ -5,7 +5,7 @@
 # (skipped without it), a wrong log is caught where it goes wrong: the
 # idle guest protected by ftd with the step counter, its copy replaying
 # on host 2.  There the copy is paused, one external interrupt in its
-# replay ring not yet replayed is moved one step later (xen-ring-move:
+# replay ring not yet replayed is moved one step later (xen-ring-edit:
 # every other record keeps its point), and the copy let go.  Xen's
 # replay must stop at that very record and say so ("divergence at
 # record N: log has external interrupt at ..."), its vCPU standing
@@ -25,7 +25,7 @@ if [ ! -f "$image" ]; then
     echo "SKIP: no $image (xen-patches/verify.sh XEN-TREE builds it)"
     exit 77
 fi
-lab_put bin/ftd guests/idle.bin tests/xlft-xen tests/xen-ring-move
+lab_put bin/ftd guests/idle.bin tests/xlft-xen tests/xen-ring-edit
 # The pair's key, the same on both hosts.
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > "$own_put/ft.key")
 lab --hosts 2 --xen "$image" --timeout 540 -- '
@@ -35,7 +35,7 @@ cp /xenft/ft.key /tmp/ft.key
 opts="$opts --timeout 600000"
 idle_cfg 20 fit
 if [ "$XENLAB_HOST" = 2 ]; then
-    diverge_copy idle
+    diverge_copy idle move
     exit 0
 fi
 xl create /tmp/idle.cfg || exit 1

@@ -1,22 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * xen-ring-move.c - a wrong log for a replaying copy, for the lab's
- * divergence test: one interrupt in the copy's replay ring moved one
- * step later, everything else as the primary logged it.
+ * xen-ring-edit.c - a wrong log for a replaying copy, for the lab's
+ * divergence tests: one record in the copy's replay ring changed,
+ * everything else as the primary logged it.
  *
- *   xen-ring-move DOMID SKIP SECONDS
+ *   xen-ring-edit DOMID move|hash SKIP SECONDS
  *
  * The copy must be paused.  Past the first SKIP records not yet replayed
- * (the replayer may have read the next one already), the first external
- * interrupt whose point can be moved in place is moved: its count delta
- * grows by one and the next record's shrinks by one, so that no other
- * record changes its point.  A count delta is a varint: a delta whose
- * encoding would change its length is passed over, as is an interrupt
- * followed by a record at its very point.  If the ring has no such
- * interrupt yet, it looks again every 100 ms, at most SECONDS.
+ * (the replayer may have read the next one already):
+ *   move  the first external interrupt whose point can be moved in place
+ *         is moved one step later: its count delta grows by one and the
+ *         next record's shrinks by one, so that no other record changes
+ *         its point.  A count delta is a varint: a delta whose encoding
+ *         would change its length is passed over, as is an interrupt
+ *         followed by a record at its very point.
+ *   hash  the first state hash (SYNC) has its lowest bit flipped.
+ * If the ring has no such record yet, it looks again every 100 ms, at
+ * most SECONDS.
  *
- * Prints "moved record SEQ: external interrupt, count delta D to D+1".
- * Exit status 0, 1 with a message naming what failed, 2 on bad usage.
+ * Prints "moved record SEQ: external interrupt, count delta D to D+1"
+ * or "flipped record SEQ: state hash". Exit status 0, 1 with a message
+ * naming what failed, 2 on bad usage.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,7 +34,7 @@
 
 static int bad_usage(void)
 {
-    fprintf(stderr, "usage: xen-ring-move DOMID SKIP SECONDS\n");
+    fprintf(stderr, "usage: xen-ring-edit DOMID move|hash SKIP SECONDS\n");
     return 2;
 }
 
@@ -96,18 +100,46 @@ static void ring_poke(const struct ft_ring *r, uint32_t off,
         memcpy((uint8_t *)p2, src + len1, len2);
 }
 
+enum edit { MOVE, HASH };
+
 /*
- * Look once: 1 and the record moved, 0 if there is none to move yet, or
- * -1 with 'err' set.
+ * The record at 'off' in 'buf' ('n' bytes, 'a' decoded), then the one
+ * after it, changed as 'how' says: true if it was.
  */
-static int move_once(struct ft_ring *r, uint32_t skip, uint8_t *buf,
-                     uint64_t *seq, uint64_t *delta, char *err,
-                     size_t errlen)
+static bool edit_rec(enum edit how, uint8_t *buf, uint32_t off,
+                     uint32_t len, int n, const struct ft_log_rec *a)
+{
+    struct ft_log_rec b;
+    int m;
+
+    if (how == HASH) {
+        if (a->kind != FT_K_SYNC)
+            return false;
+        buf[off + (uint32_t)n - 8] ^= 1;    /* LE8 hash, the payload */
+        return true;
+    }
+    if (a->kind != FT_K_EXTINT)
+        return false;
+    m = ft_log_decode(NULL, buf + off + n, len - off - (uint32_t)n, &b);
+    if (m < 0 || !b.pt.count)
+        return false;
+    return set_delta(buf + off, (uint32_t)n, a->pt.count + 1) &&
+           set_delta(buf + off + n, (uint32_t)m, b.pt.count - 1);
+}
+
+/*
+ * Look once: 1 and the record changed (its sequence number in *seq, its
+ * count delta in *delta), 0 if there is none to change yet, or -1 with
+ * 'err' set.
+ */
+static int edit_once(struct ft_ring *r, enum edit how, uint32_t skip,
+                     uint8_t *buf, uint64_t *seq, uint64_t *delta,
+                     char *err, size_t errlen)
 {
     int unread = ft_ring_unread(r);
-    uint32_t off = 0, i, len;
-    struct ft_log_rec a, b;
-    int n, m;
+    uint32_t off = 0, i, len, whole;
+    struct ft_log_rec a;
+    int n;
 
     if (unread < 0) {
         snprintf(err, errlen, "the ring's indexes are impossible: %s",
@@ -125,19 +157,15 @@ static int move_once(struct ft_ring *r, uint32_t skip, uint8_t *buf,
                      "consumer: %s", i + 1, ft_strerror(n));
             return -1;
         }
-        if (i < skip || a.kind != FT_K_EXTINT)
+        /* A moved interrupt changes the record after it too. */
+        if (i < skip || off + (uint32_t)n >= len)
             continue;
-        m = ft_log_decode(NULL, buf + off + n, len - off - n, &b);
-        if (m == FT_EMORE)
-            return 0;
-        if (m < 0 || !b.pt.count)
-            continue;
-        if (!set_delta(buf + off, (uint32_t)n, a.pt.count + 1) ||
-            !set_delta(buf + off + n, (uint32_t)m, b.pt.count - 1)) {
-            ft_ring_peek(r, off, buf + off, (uint32_t)(n + m));
+        if (!edit_rec(how, buf, off, len, n, &a)) {
+            ft_ring_peek(r, off, buf + off, len - off);
             continue;
         }
-        ring_poke(r, off, buf + off, (uint32_t)(n + m));
+        whole = how == MOVE ? len - off : (uint32_t)n;
+        ring_poke(r, off, buf + off, whole);
         *seq = ft_ring_cons_seq(r) + i + 1;
         *delta = a.pt.count;
         return 1;
@@ -155,11 +183,14 @@ int main(int argc, char **argv)
     uint64_t seq = 0, delta = 0;
     uint8_t *buf = NULL;
     char err[512] = "";
+    enum edit how;
     int rc = -1;
 
-    if (argc != 4 || parse(argv[1], 0x7fef, &domid) ||
-        parse(argv[2], 1000000, &skip) || parse(argv[3], 600, &seconds))
+    if (argc != 5 || parse(argv[1], 0x7fef, &domid) ||
+        (strcmp(argv[2], "move") && strcmp(argv[2], "hash")) ||
+        parse(argv[3], 1000000, &skip) || parse(argv[4], 600, &seconds))
         return bad_usage();
+    how = strcmp(argv[2], "move") ? HASH : MOVE;
     if (xlft_xen_open(&x, err, sizeof(err)))
         goto out;
     if (xlft_xen_ft_status(x, (uint32_t)domid, &st, err, sizeof(err)))
@@ -178,8 +209,8 @@ int main(int argc, char **argv)
         goto out;
     }
     for (tries = 0; tries <= seconds * 10; tries++) {
-        rc = move_once(&ring.ring, (uint32_t)skip, buf, &seq, &delta, err,
-                       sizeof(err));
+        rc = edit_once(&ring.ring, how, (uint32_t)skip, buf, &seq, &delta,
+                       err, sizeof(err));
         if (rc < 0)
             snprintf(err + strlen(err), sizeof(err) - strlen(err),
                      " (domain %lu)", domid);
@@ -188,11 +219,14 @@ int main(int argc, char **argv)
         nanosleep(&tick, NULL);
     }
     if (!rc)
-        snprintf(err, sizeof(err), "domain %lu: no interrupt to move past "
-                 "the first %lu records in %lu s", domid, skip, seconds);
-    else if (rc > 0)
+        snprintf(err, sizeof(err), "domain %lu: no %s past the first %lu "
+                 "records in %lu s", domid, how == MOVE ? "interrupt to "
+                 "move" : "state hash", skip, seconds);
+    else if (rc > 0 && how == MOVE)
         printf("moved record %" PRIu64 ": external interrupt, count delta "
                "%" PRIu64 " to %" PRIu64 "\n", seq, delta, delta + 1);
+    else if (rc > 0)
+        printf("flipped record %" PRIu64 ": state hash\n", seq);
 out:
     free(buf);
     if (ring.res)
@@ -200,6 +234,6 @@ out:
     xlft_xen_close(x);
     if (rc > 0)
         return 0;
-    fprintf(stderr, "xen-ring-move: %s\n", err);
+    fprintf(stderr, "xen-ring-edit: %s\n", err);
     return 1;
 }
