@@ -98,7 +98,9 @@ expect_golive() {
     /^secondary: ftd: .*: live at record [0-9]+,/ {
         sub(/.*live at record /, ""); sub(/,.*/, ""); held = $0
     }
-    /^(primary|copy) console: idle: [0-9]+ ticks, tsc / {
+    # A line cut short where the console was read is not one.
+    /^(primary|copy) console: idle: [0-9]+ ticks, tsc 0x[0-9a-f]+$/ &&
+    length($7) == 18 {
         n = $4; tsc = $7
         if ($1 == "primary") {
             pn[++np] = n; pt[n] = tsc

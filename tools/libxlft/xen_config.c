@@ -65,6 +65,9 @@ static void check(const libxl_domain_config *c, struct refusals *r)
     if (defbool(c->c_info.hap, true))
         refuse(r, "hardware-assisted paging: FT needs shadow paging, "
                "set hap = 0");
+    if (defbool(c->c_info.oos, true))
+        refuse(r, "out-of-sync shadow page tables differ from host to "
+               "host: set oos = 0");
     if (b->tsc_mode != LIBXL_TSC_MODE_ALWAYS_EMULATE)
         refuse(r, "tsc_mode \"%s\": set tsc_mode = \"always_emulate\"",
                libxl_tsc_mode_to_string(b->tsc_mode));

@@ -231,7 +231,7 @@ static void unfit(struct xlft_xen *x, uint32_t domid, const char *what,
         return;
     }
     snprintf(err, errlen, "domain %u is unfit for %s: it needs vcpus=1, "
-             "hap=0, no nested HVM, tsc_mode=\"always_emulate\", "
+             "hap=0, oos=0, no nested HVM, tsc_mode=\"always_emulate\", "
              "viridian=0, no passthrough, no PV interfaces in use (nopv, "
              "xen_platform_pci=0), and RDRAND, RDSEED and TSX hidden where "
              "they cannot be intercepted (cpuid=\"host,rdrand=0,rdseed=0,"

@@ -3,8 +3,8 @@
 #
 # 10-backend-config.sh - libxlft's xen backend checks a running guest's
 # configuration for FT: a guest unfit in every way is refused with each
-# xl setting to change; a fit one (1 vCPU, hap=0, always_emulate, no
-# viridian, no platform device, ioemu vif) is accepted.  --xen 4.17.5:
+# xl setting to change; a fit one (1 vCPU, hap=0, oos=0, always_emulate,
+# no viridian, no platform device, ioemu vif) is accepted.  --xen 4.17.5:
 # the stock hypervisor has no shadow paging, so no fit guest.
 . "$(dirname "$0")/../testlib.sh"
 
@@ -16,7 +16,8 @@ hvm_create unfit "vcpus = 2" "viridian = 1" \
 /xenft/xlft-xen check-config $(xl domid unfit)
 echo "unfit=$?"
 xl destroy unfit
-hvm_create fit "hap = 0" "tsc_mode = \"always_emulate\"" "viridian = 0" \
+hvm_create fit "hap = 0" "oos = 0" "tsc_mode = \"always_emulate\"" \
+    "viridian = 0" \
     "xen_platform_pci = 0" \
     "vif = [ \"bridge=xenbr0,type=ioemu,model=e1000\" ]"
 /xenft/xlft-xen check-config $(xl domid fit)
@@ -29,7 +30,7 @@ expect_status 0
 expect_lines '^unfit=1$' '^fit=0$' '^unknown=1$' \
     '^domain [0-9]+ is not fit for FT: ' \
     '2 vCPUs: FT replays one, set vcpus = 1' \
-    'set hap = 0' 'set tsc_mode = "always_emulate"' \
+    'set hap = 0' 'set oos = 0' 'set tsc_mode = "always_emulate"' \
     'set viridian = 0' 'set xen_platform_pci = 0' \
     'vif 0 is a PV network device: give it type=ioemu' \
     '^domain [0-9]+ is fit for FT$' '^domain 4242 does not exist$'

@@ -13,7 +13,8 @@
 # notification Xen raises on binding reaches dom0) and notifies it;
 # after the disable, that port is refused with a message naming it.
 # Xen itself checks the guest, whatever dom0 checks: it refuses one
-# whose TSC is not emulated, and one that shows RDRAND, each with a
+# whose TSC is not emulated, one that shows RDRAND, and one with
+# out-of-sync shadow page tables (oos must be 0), each with a
 # line in its log naming the reason and libxlft's message naming the
 # setting; it refuses a ring above 64 MiB (-E2BIG), and the TSC mode
 # cannot be changed while FT is on (XEN_DOMCTL_settscinfo: -EBUSY), but
@@ -45,12 +46,12 @@ echo "tsc-unfit=$?"
 xl dmesg | grep -o "FT: d1 refused: .*" | head -n 1
 xl destroy hvm
 # The lab CPU shows the guest RDRAND, which SVM cannot intercept.
-hvm_create hvm "hap = 0" "tsc_mode = \"always_emulate\""
+hvm_create hvm "hap = 0" "oos = 0" "tsc_mode = \"always_emulate\""
 /xenft/xlft-xen --unsafe-no-counter record-ring 2
 echo "unfit=$?"
 xl dmesg | grep -o "FT: d2 refused: .*" | head -n 1
 xl destroy hvm
-hvm_create hvm "hap = 0" "tsc_mode = \"always_emulate\"" \
+hvm_create hvm "hap = 0" "oos = 0" "tsc_mode = \"always_emulate\"" \
     "cpuid = \"host,rdrand=0,rdseed=0\""
 /xenft/xlft-xen --unsafe-no-counter --ring-data=134217728 record-ring 3
 echo "ring-big=$?"
@@ -83,6 +84,13 @@ echo "evtchn-bind=$?"
 echo "tsc-off=$?"
 xl list hvm | awk "NR == 2 { print \"guest \" \$1 \" \" \$5 }"
 xl destroy hvm
+# Fit but for its out-of-sync shadows: Xen names the setting.
+hvm_create hvm "hap = 0" "tsc_mode = \"always_emulate\"" \
+    "cpuid = \"host,rdrand=0,rdseed=0\""
+/xenft/xlft-xen --unsafe-no-counter record-ring 4
+echo "oos-unfit=$?"
+xl dmesg | grep -o "FT: d4 refused: .*" | head -n 1
+xl destroy hvm
 # A builder asking before the vCPU exists: refused, Xen lives on.
 /xenft/xlft-xen --unsafe-no-counter early-record
 echo "early=$?"
@@ -114,4 +122,5 @@ expect_lines '^xen_version +: 4\.17\.7$' 'SHADOW_PAGING' \
     '^early: domain [0-9]+ created, no vCPU yet$' \
     '^xlft-xen: domain [0-9]+: Xen refuses FT: the domain has no vCPU yet$' \
     '^early: domain [0-9]+ destroyed$' '^early=0$' \
-    '^FT: d[0-9]+ refused: it has no vCPU yet$'
+    '^FT: d[0-9]+ refused: it has no vCPU yet$' '^oos-unfit=1$' \
+    '^FT: d4 refused: out-of-sync shadow page tables are on \(oos must be 0\)$'
