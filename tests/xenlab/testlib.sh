@@ -50,6 +50,23 @@ lab_put() {
     done
 }
 
+# patched_image: $image, the hypervisor built from xen-patches, or the
+# test is skipped, saying how to build it.
+patched_image() {
+    image=$XL_OUT/xen-patched.gz
+    [ -f "$image" ] && return 0
+    echo "SKIP: no $image (make check-xen XEN_SRC=XEN-TREE-OR-TARBALL," \
+        "or xen-patches/verify.sh XEN-TREE, builds it)"
+    exit 77
+}
+
+# put_key: a fresh pair key in the test's staging directory (after
+# lab_put), which both hosts see as /xenft/ft.key.
+put_key() {
+    (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" \
+        > "$own_put/ft.key") || fail "cannot write the pair's key"
+}
+
 # expect_replayed [quiet]: after dom0.sh's replay_primary and
 # replay_copy, the primary and its copy agree on the count, on the hashes
 # of RAM and registers, and the copy's console is the end of the

@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# 11-patched.sh - the hypervisor built from xen-patches (verify.sh leaves
-# it in build/xenlab/xen-patched.gz; CI cannot fetch Xen, so without it
-# the test is skipped): it boots in the lab with shadow paging, and on a
-# shadow-paging HVM guest libxlft's xen backend reaches the FT domctl,
+# 11-patched.sh - the hypervisor built from xen-patches (make check-xen
+# XEN_SRC=... or verify.sh leaves it in build/xenlab/xen-patched.gz;
+# without it the test is skipped): it boots in the lab with shadow
+# paging, and on a shadow-paging HVM guest libxlft's xen backend reaches
+# the FT domctl,
 # which answers the status of a guest that records nothing yet; enables
 # recording, maps the ring (whose header says its points count nothing,
 # as recorded without a counter, on the lab's AMD CPU), binds its
@@ -23,11 +24,7 @@
 # on.
 . "$(dirname "$0")/../testlib.sh"
 
-image=$XL_OUT/xen-patched.gz
-if [ ! -f "$image" ]; then
-    echo "SKIP: no $image (xen-patches/verify.sh XEN-TREE builds it)"
-    exit 77
-fi
+patched_image
 # The versions the ring must report are hvm/core's, which Xen compiles.
 core=$(dirname "$0")/../../../hvm/core
 abi=$(sed -n 's/^#define FT_ABI_VERSION *\([0-9]*\)u.*/\1/p' "$core/ft_abi.h")
@@ -53,6 +50,8 @@ xl dmesg | grep -o "FT: d2 refused: .*" | head -n 1
 xl destroy hvm
 hvm_create hvm "hap = 0" "oos = 0" "tsc_mode = \"always_emulate\"" \
     "cpuid = \"host,rdrand=0,rdseed=0\""
+# Past hvmloader, whose hypercalls Xen refuses once FT is on.
+seabios hvm
 /xenft/xlft-xen --unsafe-no-counter --ring-data=134217728 record-ring 3
 echo "ring-big=$?"
 /xenft/xlft-xen ft-status 3
@@ -123,4 +122,5 @@ expect_lines '^xen_version +: 4\.17\.7$' 'SHADOW_PAGING' \
     '^xlft-xen: domain [0-9]+: Xen refuses FT: the domain has no vCPU yet$' \
     '^early: domain [0-9]+ destroyed$' '^early=0$' \
     '^FT: d[0-9]+ refused: it has no vCPU yet$' '^oos-unfit=1$' \
+    '^seabios-ran$' \
     '^FT: d4 refused: out-of-sync shadow page tables are on \(oos must be 0\)$'

@@ -12,11 +12,7 @@
 # ftds run in one dom0 over loopback.
 . "$(dirname "$0")/../testlib.sh"
 
-image=$XL_OUT/xen-patched.gz
-if [ ! -f "$image" ]; then
-    echo "SKIP: no $image (xen-patches/verify.sh XEN-TREE builds it)"
-    exit 77
-fi
+patched_image
 lab_put bin/ftd guests/idle.bin tests/xlft-xen
 lab --xen "$image" --timeout 400 -- '
 . /xenft/dom0.sh

@@ -15,11 +15,7 @@
 # refuses it on a running domain, and on the lab's AMD CPU.  The guest keeps ticking once recording is off.
 . "$(dirname "$0")/../testlib.sh"
 
-image=$XL_OUT/xen-patched.gz
-if [ ! -f "$image" ]; then
-    echo "SKIP: no $image (xen-patches/verify.sh XEN-TREE builds it)"
-    exit 77
-fi
+patched_image
 lab_put tests/xlft-xen guests/idle.bin
 lab --xen "$image" -- '
 . /xenft/dom0.sh

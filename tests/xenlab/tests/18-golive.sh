@@ -24,11 +24,7 @@
 #   +--------------------------+                +--------------------------+
 . "$(dirname "$0")/../testlib.sh"
 
-image=$XL_OUT/xen-patched.gz
-if [ ! -f "$image" ]; then
-    echo "SKIP: no $image (xen-patches/verify.sh XEN-TREE builds it)"
-    exit 77
-fi
+patched_image
 if ! etcd=$(command -v etcd); then
     echo "SKIP: no etcd here (Debian's etcd-server; make check-xen" \
         "installs it)"
@@ -36,8 +32,7 @@ if ! etcd=$(command -v etcd); then
 fi
 lab_put bin/ftd guests/idle.bin tests/xlft-xen
 sh "$XL_SRC/put.sh" "$etcd" || fail "cannot put $etcd"
-# The pair's key, the same on both hosts.
-(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > "$own_put/ft.key")
+put_key
 lab --hosts 2 --xen "$image" --timeout 540 -- '
 . /xenft/dom0.sh
 cp /xenft/ft.key /tmp/ft.key

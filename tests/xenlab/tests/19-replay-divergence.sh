@@ -20,14 +20,9 @@
 #   +--------------------------+                +--------------------------+
 . "$(dirname "$0")/../testlib.sh"
 
-image=$XL_OUT/xen-patched.gz
-if [ ! -f "$image" ]; then
-    echo "SKIP: no $image (xen-patches/verify.sh XEN-TREE builds it)"
-    exit 77
-fi
+patched_image
 lab_put bin/ftd guests/idle.bin tests/xlft-xen tests/xen-ring-edit
-# The pair's key, the same on both hosts.
-(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > "$own_put/ft.key")
+put_key
 lab --hosts 2 --xen "$image" --timeout 540 -- '
 . /xenft/dom0.sh
 ft_setup

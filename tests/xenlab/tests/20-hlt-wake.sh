@@ -16,11 +16,7 @@
 # through the PIC.
 . "$(dirname "$0")/../testlib.sh"
 
-image=$XL_OUT/xen-patched.gz
-if [ ! -f "$image" ]; then
-    echo "SKIP: no $image (xen-patches/verify.sh XEN-TREE builds it)"
-    exit 77
-fi
+patched_image
 lab_put tests/xlft-xen guests/idle.bin
 lab --xen "$image" -- '
 . /xenft/dom0.sh
