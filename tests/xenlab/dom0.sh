@@ -122,10 +122,16 @@ peer_said_ready() {
     [ "$(socat -u TCP:$XENLAB_PEER:8001 - 2>/dev/null)" = ready ]
 }
 
-# ft_setup [PAIR]: a fresh key in /tmp/ft.key, the arbiter's directory
+# ft_setup [PAIR]: in /tmp/ft.key the pair's key both hosts were given
+# (testlib's put_key), else a fresh one; the arbiter's directory
 # /tmp/arb, and in $opts the options of ftd for PAIR (idle) on Xen.
 ft_setup() {
-    (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" > /tmp/ft.key)
+    if [ -f /xenft/ft.key ]; then
+        cp /xenft/ft.key /tmp/ft.key
+    else
+        (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d " \n" \
+            > /tmp/ft.key)
+    fi
     mkdir -p /tmp/arb
     opts="--backend xen --pair ${1:-idle} --key /tmp/ft.key"
     opts="$opts --arbiter file:/tmp/arb"
@@ -151,12 +157,44 @@ ft_secondary() {
 
 # fit_cfg NAME KERNEL CMDLINE: /tmp/NAME.cfg, a guest fit for FT (one
 # vCPU, shadow paging without out-of-sync page tables, emulated TSC,
-# RDRAND and RDSEED hidden, no PV devices) booting /xenft/KERNEL, its console in /tmp/NAME.log.
+# RDRAND and RDSEED hidden, no PV devices) booting /xenft/KERNEL, its
+# console in /tmp/NAME.log.
 fit_cfg() {
     hvm_cfg "$1" "kernel = \"/xenft/$2\"" "cmdline = \"$3\"" \
         "serial = \"file:/tmp/$1.log\"" 'hap = 0' 'oos = 0' \
         'tsc_mode = "always_emulate"' 'cpuid = "host,rdrand=0,rdseed=0"' \
         'viridian = 0' 'xen_platform_pci = 0'
+}
+
+# copy_listen GUEST: ftd secondary of GUEST (hostB, with $opts) on
+# $XENLAB_IP:7801, its copy as /tmp/GUEST.cfg allows, its output in
+# /tmp/s.log and its pid in $sec; once it listens, "ready" to host 1 on
+# port 8001 (peer_ready).
+copy_listen() {
+    timeout -k 5 500 /xenft/ftd secondary $opts --host-name hostB \
+        --listen $XENLAB_IP:7801 --xen-config /tmp/$1.cfg \
+        > /tmp/s.log 2>&1 &
+    sec=$!
+    waiting 10 "secondary listening" grep -q "listening on" /tmp/s.log ||
+        { cat /tmp/s.log; exit 1; }
+    echo ready | socat -u - TCP-LISTEN:8001,reuseaddr
+}
+
+# copy_domid: the domain of the copy, as copy_listen's ftd named it.
+copy_domid() {
+    sed -n "s/^ftd: the copy from .* is domain \([0-9]*\), paused$/\1/p" \
+        /tmp/s.log
+}
+
+# primary_protect GUEST: ftd primary of GUEST (hostA, with $opts)
+# towards $XENLAB_PEER:7801, its output in /tmp/p.log and its pid in
+# $pri, until GUEST is protected.
+primary_protect() {
+    timeout -k 5 500 /xenft/ftd primary $opts --host-name hostA \
+        --guest $1 --peer $XENLAB_PEER:7801 > /tmp/p.log 2>&1 &
+    pri=$!
+    waiting 120 "protection" grep -q "protected$" /tmp/p.log ||
+        { cat /tmp/p.log; xl dmesg | tail; exit 1; }
 }
 
 # The replay tests on two hosts (/xenft/ft.key their pair's key, the
@@ -176,13 +214,7 @@ fit_cfg() {
 # $XENLAB_IP:7801, with $opts.
 replay_copy() {
     rc_guest=$1
-    timeout -k 5 500 /xenft/ftd secondary $opts --host-name hostB \
-        --listen $XENLAB_IP:7801 --xen-config /tmp/$rc_guest.cfg \
-        > /tmp/s.log 2>&1 &
-    rc_sec=$!
-    waiting 10 "secondary listening" grep -q "listening on" /tmp/s.log ||
-        { cat /tmp/s.log; exit 1; }
-    echo ready | socat -u - TCP-LISTEN:8001,reuseaddr
+    copy_listen $rc_guest
     rc_copy=
     while rc_msg=$(timeout 600 socat -u TCP-LISTEN:8002,reuseaddr -) &&
         [ -n "$rc_msg" ] && [ "$rc_msg" != done ]; do
@@ -192,8 +224,7 @@ replay_copy() {
         # may still be restored here.
         waiting 120 "replay" grep -q "), replaying$" /tmp/s.log ||
             { cat /tmp/s.log; exit 1; }
-        [ -n "$rc_copy" ] || rc_copy=$(sed -n "s/^ftd: the copy from .* \
-is domain \([0-9]*\), paused$/\1/p" /tmp/s.log)
+        [ -n "$rc_copy" ] || rc_copy=$(copy_domid)
         rc_t0=$(date +%s%N)
         rc_at=$(/xenft/xlft-xen ft-status $rc_copy |
             sed -n "s/.* count \([0-9]*\) .*/\1/p")
@@ -216,8 +247,8 @@ is domain \([0-9]*\), paused$/\1/p" /tmp/s.log)
     grep "^$rc_guest: " /tmp/$rc_guest.log | sed "s/^/copy console: /"
     xl dmesg | grep -o "FT: .*" | sed "s/^/copy xen: /"
     echo hashed | socat -u - TCP-LISTEN:8003,reuseaddr
-    kill $rc_sec
-    wait $rc_sec
+    kill $sec
+    wait $sec
     # ftd destroys its copy as it stops.
     ! xl list $rc_copy > /dev/null 2>&1 || xl destroy $rc_copy
 }
@@ -230,11 +261,7 @@ replayed_to() {
 # primary (hostA) towards $XENLAB_PEER:7801, with $opts, until it has
 # run STEPS steps protected; then paused as above, compared, destroyed.
 replay_primary() {
-    timeout -k 5 500 /xenft/ftd primary $opts --host-name hostA \
-        --guest $1 --peer $XENLAB_PEER:7801 > /tmp/p.log 2>&1 &
-    rp_pri=$!
-    waiting 120 "protection" grep -q "protected$" /tmp/p.log ||
-        { cat /tmp/p.log; xl dmesg | tail; exit 1; }
+    primary_protect $1
     rp_steps=$2
     rp_t0=$(date +%s%N)
     waiting 600 "$2 steps" stepped
@@ -270,8 +297,8 @@ $rp_count | timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
 TCP:$XENLAB_PEER:8003 - 2>/dev/null | grep -q hashed"
     grep "^$1: " /tmp/$1.log | sed "s/^/primary console: /"
     # Alone once the secondary stops, the primary may have ended itself.
-    kill $rp_pri 2> /dev/null
-    wait $rp_pri
+    kill $pri 2> /dev/null
+    wait $pri
     sed "s/^/primary: /" /tmp/p.log
     xl destroy $1
 }
@@ -293,6 +320,7 @@ golive_arb=http://10.99.0.2:2379
 # golive_opts: $opts for the go-live pair: the etcd arbiter, and a
 # heartbeat timeout the lab's emulated CPUs keep to while both live.
 golive_opts() {
+    ft_setup
     opts="--backend xen --pair idle --key /tmp/ft.key"
     opts="$opts --arbiter etcd:$golive_arb --timeout 10000"
 }
@@ -310,18 +338,11 @@ golive_copy() {
     gc_etcd=$!
     waiting 60 "etcd serving" grep -q "ready to serve client requests" \
         /tmp/etcd.log || { tail /tmp/etcd.log; exit 1; }
-    timeout -k 5 500 /xenft/ftd secondary $opts --host-name hostB \
-        --listen $XENLAB_IP:7801 --xen-config /tmp/$1.cfg \
-        > /tmp/s.log 2>&1 &
-    gc_sec=$!
-    waiting 10 "secondary listening" grep -q "listening on" /tmp/s.log ||
-        { cat /tmp/s.log; exit 1; }
-    echo ready | socat -u - TCP-LISTEN:8001,reuseaddr
+    copy_listen $1
     gc_msg=$(timeout 400 socat -u TCP-LISTEN:8002,reuseaddr -)
     gc_t0=$(date +%s%N)
     echo "host 1: $gc_msg"
-    gc_copy=$(sed -n "s/^ftd: the copy from .* is domain \([0-9]*\), \
-paused$/\1/p" /tmp/s.log)
+    gc_copy=$(copy_domid)
     if ! (waiting 120 "peer lost" grep -q "peer lost" /tmp/s.log &&
           waiting 300 "copy live" grep -q "live at record" /tmp/s.log); then
         sed "s/^/secondary: /" /tmp/s.log
@@ -342,8 +363,8 @@ paused$/\1/p" /tmp/s.log)
     grep "^$1: " /tmp/$1.log | sed "s/^/copy console: /"
     sed "s/^/secondary: /" /tmp/s.log
     xl dmesg | grep -o "FT: .*" | sed "s/^/copy xen: /"
-    kill $gc_sec 2> /dev/null
-    wait $gc_sec
+    kill $sec 2> /dev/null
+    wait $sec
     kill $gc_etcd
     wait $gc_etcd
     ! xl list $1 > /dev/null 2>&1 || xl destroy $1
@@ -352,11 +373,7 @@ paused$/\1/p" /tmp/s.log)
 # golive_primary GUEST STEPS LINES: GUEST protected as replay_primary
 # does, for STEPS steps and then LINES lines of ticks; then host 1 dies.
 golive_primary() {
-    timeout -k 5 500 /xenft/ftd primary $opts --host-name hostA \
-        --guest $1 --peer $XENLAB_PEER:7801 > /tmp/p.log 2>&1 &
-    gp_pri=$!
-    waiting 120 "protection" grep -q "protected$" /tmp/p.log ||
-        { cat /tmp/p.log; xl dmesg | tail; exit 1; }
+    primary_protect $1
     rp_steps=$2
     waiting 600 "$2 steps" stepped
     gp_n=$(($(grep -c "^$1: [0-9]* ticks" /tmp/$1.log) + $3))
@@ -375,9 +392,9 @@ golive_primary() {
 $gp_seq count $gp_count after $gp_lines lines |
         timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
     ip link set eth0 down
-    kill -KILL $gp_pri
+    kill -KILL $pri
     xl destroy $1
-    wait $gp_pri
+    wait $pri
     grep "^$1: " /tmp/$1.log | sed "s/^/primary console: /"
     sed "s/^/primary: /" /tmp/p.log
 }
@@ -390,17 +407,10 @@ $gp_seq count $gp_count after $gp_lines lines |
 # diverge_copy GUEST EDIT: ftd secondary of GUEST as replay_copy starts
 # it; EDIT is xen-ring-edit's (move, hash).
 diverge_copy() {
-    timeout -k 5 500 /xenft/ftd secondary $opts --host-name hostB \
-        --listen $XENLAB_IP:7801 --xen-config /tmp/$1.cfg \
-        > /tmp/s.log 2>&1 &
-    dc_sec=$!
-    waiting 10 "secondary listening" grep -q "listening on" /tmp/s.log ||
-        { cat /tmp/s.log; exit 1; }
-    echo ready | socat -u - TCP-LISTEN:8001,reuseaddr
+    copy_listen $1
     waiting 300 "replay" grep -q "), replaying$" /tmp/s.log ||
         { cat /tmp/s.log; exit 1; }
-    dc_copy=$(sed -n "s/^ftd: the copy from .* is domain \([0-9]*\), \
-paused$/\1/p" /tmp/s.log)
+    dc_copy=$(copy_domid)
     xl pause $dc_copy
     /xenft/xen-ring-edit $dc_copy $2 4 120 || exit 1
     xl unpause $dc_copy
@@ -413,8 +423,8 @@ paused$/\1/p" /tmp/s.log)
     xl dmesg | grep -o "FT: .*" | sed "s/^/copy xen: /"
     waiting 30 "the peer taking the end" \
         sh -c "echo done | timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
-    kill $dc_sec 2> /dev/null
-    wait $dc_sec
+    kill $sec 2> /dev/null
+    wait $sec
     sed "s/^/secondary: /" /tmp/s.log
     ! xl list $dc_copy > /dev/null 2>&1 || xl destroy $dc_copy
 }
@@ -422,15 +432,11 @@ paused$/\1/p" /tmp/s.log)
 # diverge_primary GUEST: GUEST protected as replay_primary does, until
 # host 2 is done; its ftd then stopped, GUEST destroyed.
 diverge_primary() {
-    timeout -k 5 500 /xenft/ftd primary $opts --host-name hostA \
-        --guest $1 --peer $XENLAB_PEER:7801 > /tmp/p.log 2>&1 &
-    dp_pri=$!
-    waiting 120 "protection" grep -q "protected$" /tmp/p.log ||
-        { cat /tmp/p.log; xl dmesg | tail; exit 1; }
+    primary_protect $1
     dp_msg=$(timeout 400 socat -u TCP-LISTEN:8002,reuseaddr -)
     [ "$dp_msg" = done ] || echo "no end from host 2"
-    kill $dp_pri 2> /dev/null
-    wait $dp_pri
+    kill $pri 2> /dev/null
+    wait $pri
     sed "s/^/primary: /" /tmp/p.log
     xl list $1 > /dev/null && echo "$1 runs on"
     xl destroy $1

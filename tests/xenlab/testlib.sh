@@ -67,6 +67,30 @@ put_key() {
         > "$own_put/ft.key") || fail "cannot write the pair's key"
 }
 
+# diverge_lab EDIT: the divergence tests' run (dom0.sh, diverge_copy and
+# diverge_primary): the idle guest protected with the step counter on
+# host 1, a record of its copy's ring changed on host 2 by xen-ring-edit
+# EDIT (move, hash); the output in $out.
+diverge_lab() {
+    patched_image
+    lab_put bin/ftd guests/idle.bin tests/xlft-xen tests/xen-ring-edit
+    put_key
+    lab --hosts 2 --xen "$image" --timeout 540 -- "
+. /xenft/dom0.sh
+ft_setup
+opts=\"\$opts --timeout 600000\"
+idle_cfg 20 fit
+if [ \"\$XENLAB_HOST\" = 2 ]; then
+    diverge_copy idle $1
+    exit 0
+fi
+xl create /tmp/idle.cfg || exit 1
+ticks 2
+peer_ready
+diverge_primary idle
+"
+}
+
 # expect_replayed [quiet]: after dom0.sh's replay_primary and
 # replay_copy, the primary and its copy agree on the count, on the hashes
 # of RAM and registers, and the copy's console is the end of the

@@ -31,7 +31,6 @@ put_key
 lab --hosts 2 --xen "$image" --timeout 540 -- '
 . /xenft/dom0.sh
 ft_setup
-cp /xenft/ft.key /tmp/ft.key
 opts="$opts --timeout 600000"
 idle_cfg 20 fit
 if [ "$XENLAB_HOST" = 2 ]; then

@@ -21,7 +21,6 @@ put_key
 lab --hosts 2 --xen "$image" --timeout 540 -- '
 . /xenft/dom0.sh
 ft_setup cpu
-cp /xenft/ft.key /tmp/ft.key
 opts="$opts --timeout 600000"
 fit_cfg cpu cpu.bin "hz=100"
 if [ "$XENLAB_HOST" = 2 ]; then

@@ -35,7 +35,6 @@ sh "$XL_SRC/put.sh" "$etcd" || fail "cannot put $etcd"
 put_key
 lab --hosts 2 --xen "$image" --timeout 540 -- '
 . /xenft/dom0.sh
-cp /xenft/ft.key /tmp/ft.key
 golive_opts
 fit_cfg idle idle.bin "hz=20 report=5"
 if [ "$XENLAB_HOST" = 2 ]; then
