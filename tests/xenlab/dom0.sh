@@ -98,20 +98,34 @@ ticks() {
     echo "ticking: $1 lines"
 }
 
-# waiting SECONDS WHAT CMD...: CMD every 0.1 s until it succeeds, at most
-# SECONDS; else says "no WHAT after SECONDS s" and exits 1.
+# waiting SECONDS WHAT CMD...: CMD every 0.1 s until it succeeds, for
+# at most SECONDS by the clock (a CMD that is slow under emulation does
+# not stretch the bound); else says "no WHAT after SECONDS s" and exits 1.
 waiting() {
-    w_left=$(($1 * 10)) w_what=$2 w_secs=$1
+    w_end=$(($(date +%s) + $1)) w_what=$2 w_secs=$1
     shift 2
     until "$@" >/dev/null 2>&1; do
-        w_left=$((w_left - 1))
-        if [ $w_left -le 0 ]; then
+        if [ "$(date +%s)" -ge $w_end ]; then
             echo "no $w_what after $w_secs s"
             exit 1
         fi
         sleep 0.1
     done
 }
+
+# The lab ends a command past its --timeout with SIGTERM to all of it:
+# what ftd and Xen said by then is the only clue to where it stood.
+post_mortem() {
+    trap - TERM
+    echo "xenlab: host $XENLAB_HOST: terminated; what it had:"
+    for pm_log in /tmp/p.log /tmp/s.log /tmp/st.txt; do
+        [ -f $pm_log ] && tail -n 30 $pm_log | sed "s|^|$pm_log: |"
+    done
+    xl list 2>&1 | sed "s/^/xl list: /"
+    xl dmesg 2>&1 | grep -o "FT: .*" | tail -n 20 | sed "s/^/xen: /"
+    exit 124
+}
+trap post_mortem TERM
 
 # peer_ready: wait (at most 120 s) until the other host says "ready" on
 # its port 8001.
@@ -264,7 +278,7 @@ replay_primary() {
     primary_protect $1
     rp_steps=$2
     rp_t0=$(date +%s%N)
-    waiting 600 "$2 steps" stepped
+    stepping 600 "$2 steps"
     rp_ms=$((($(date +%s%N) - rp_t0) / 1000000))
     rp_count=$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)
     echo "steps: $rp_count in $rp_ms ms of protection"
@@ -273,7 +287,7 @@ replay_primary() {
         if [ $rp_tries != 0 ]; then
             xl unpause $1
             rp_steps=$((rp_count + 1000))
-            waiting 60 "1000 more steps" stepped
+            stepping 60 "1000 more steps"
         fi
         rp_tries=$((rp_tries + 1))
         [ $rp_tries -le 10 ] ||
@@ -302,10 +316,20 @@ TCP:$XENLAB_PEER:8003 - 2>/dev/null | grep -q hashed"
     sed "s/^/primary: /" /tmp/p.log
     xl destroy $1
 }
+
+# stepping SECONDS WHAT: wait as waiting does until domain 1 has run
+# $rp_steps steps; an ftd primary ($pri) that ended meanwhile ends the
+# wait at once, with its log.
+stepping() {
+    waiting "$1" "$2" stepped
+    kill -0 $pri 2> /dev/null ||
+        { echo "ftd primary ended before $2:"; cat /tmp/p.log; exit 1; }
+}
 stepped() {
-    /xenft/xlft-xen ft-status 1 > /tmp/st.txt &&
-    [ "$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)" -ge \
-        "$rp_steps" ]
+    ! kill -0 $pri 2> /dev/null || {
+        /xenft/xlft-xen ft-status 1 > /tmp/st.txt &&
+        [ "$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)" -ge \
+            "$rp_steps" ]; }
 }
 
 # The go-live test on two hosts: host 2 runs the arbiter (an etcd at
@@ -341,6 +365,11 @@ golive_copy() {
     copy_listen $1
     gc_msg=$(timeout 400 socat -u TCP-LISTEN:8002,reuseaddr -)
     gc_t0=$(date +%s%N)
+    if [ -z "$gc_msg" ]; then
+        echo "no word from host 1 in 400 s"
+        sed "s/^/secondary: /" /tmp/s.log
+        exit 1
+    fi
     echo "host 1: $gc_msg"
     gc_copy=$(copy_domid)
     if ! (waiting 120 "peer lost" grep -q "peer lost" /tmp/s.log &&
@@ -375,7 +404,7 @@ golive_copy() {
 golive_primary() {
     primary_protect $1
     rp_steps=$2
-    waiting 600 "$2 steps" stepped
+    stepping 240 "$2 steps"
     gp_n=$(($(grep -c "^$1: [0-9]* ticks" /tmp/$1.log) + $3))
     waiting 120 "$3 lines of ticks protected" sh -c \
         "[ \$(grep -c '^$1: [0-9]* ticks' /tmp/$1.log) -ge $gp_n ]"
