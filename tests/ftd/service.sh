@@ -9,8 +9,9 @@
 #   - ft-enable again (a new generation), then ft-failover hands the guest
 #     over: it stops on A and goes on on B where it left off, and B
 #     protects it again on A by itself;
-#   - a guest B has no section for, a config typo and an unknown command
-#     are refused with a message saying what is wrong.
+#   - a guest B has no section for, a config typo, a counter misnamed or
+#     given where it cannot apply (config and command line) and an
+#     unknown command are refused with a message saying what is wrong.
 # ARBITER=etcd: the arbiter is an etcd on a third host (else a directory).
 # Without root or ip netns the test says so and exits 77.
 #
@@ -192,6 +193,42 @@ elif grep -q "typo.conf:2: unknown key 'hearbeat-ms' (did you mean \
 else
     bad "config typo: $(cat "$work/x")"
 fi
+# refused CONF-LINES MESSAGE: a config of those lines is refused, saying
+# MESSAGE.
+refused() {
+    printf 'arbiter = file:%s\n%b' "$work/arbx" "$1" >"$work/c.conf"
+    if "$ftd" --config "$work/c.conf" 2>"$work/x"; then
+        bad "accepted: $1"
+    elif grep -qF "$2" "$work/x"; then
+        ok "refused: $(cat "$work/x")"
+    else
+        bad "$1: $(cat "$work/x")"
+    fi
+}
+refused 'backend = xen\ncounter = stpes\n' \
+    "counter 'stpes': auto, branches or steps"
+refused 'counter = steps\n' \
+    "counter 'steps': only with backend = xen (ftvm counts every"
+# usage MESSAGE ARGS...: ftd ARGS is bad usage (status 2), saying
+# MESSAGE.
+usage() {
+    u_msg=$1
+    shift
+    u_st=0
+    "$ftd" "$@" 2>"$work/x" || u_st=$?
+    if [ $u_st = 2 ] && grep -qF -- "$u_msg" "$work/x"; then
+        ok "bad usage: $(head -n 1 "$work/x")"
+    else
+        bad "status $u_st: $(head -n 1 "$work/x")"
+    fi
+}
+pargs="--pair p --key k --arbiter file:$work/arbx --peer 10.79.0.2:1"
+usage "--counter: auto, branches or steps" \
+    primary $pargs --guest g --counter stpes
+usage "--counter: only with --backend xen" \
+    primary $pargs --guest g --counter steps
+usage "--counter and --unsafe-no-counter exclude" \
+    primary $pargs --guest 1 --backend xen --counter steps --unsafe-no-counter
 if xa ft-bogus vm1 >"$work/x" 2>&1; then
     bad "an unknown command was accepted"
 else

@@ -50,6 +50,14 @@ struct ftd_config;
  * of the guest the restore creates (xen: xlft_xen_local.h).
  */
 #define BACKEND_F_COPY               (1u << 1)
+/*
+ * The counter asked for (xen; neither: the host's own, branches on
+ * Intel, steps on AMD).  Both hosts of a pair must ask for the same:
+ * the handshake refuses a pair whose logs would count otherwise.
+ */
+#define BACKEND_F_STEPS              (1u << 2)
+#define BACKEND_F_BRANCHES           (1u << 3)
+#define BACKEND_F_COUNTER            (BACKEND_F_STEPS | BACKEND_F_BRANCHES)
 
 /* What ftd's command line gives for one pair set up by hand. */
 struct backend_args {
@@ -153,5 +161,12 @@ extern const struct backend backend_xen;
 
 /* "ftvm" or "xen", or NULL. */
 const struct backend *backend_named(const char *name);
+
+/*
+ * The BACKEND_F_COUNTER bits of a counter named "auto", "branches" or
+ * "steps" (--counter, ft.conf's counter), in *flags; -EINVAL for any
+ * other name.
+ */
+int backend_counter_named(const char *name, unsigned int *flags);
 
 #endif /* FTD_BACKEND_H */

@@ -214,6 +214,9 @@ static int ftvm_args_ok(const struct backend_args *a, char *why, size_t len)
         snprintf(why, len, "--xen-config: only for a Xen secondary");
     else if (a->flags & BACKEND_F_UNSAFE_NO_COUNTER)
         snprintf(why, len, "--unsafe-no-counter: only with --backend xen");
+    else if (a->flags & BACKEND_F_COUNTER)
+        snprintf(why, len, "--counter: only with --backend xen (ftvm "
+                 "counts every instruction itself)");
     else
         return 0;
     return -EINVAL;

@@ -202,6 +202,8 @@ out:
  * nothing where it records without a counter (BACKEND_F_UNSAFE_NO_COUNTER)
  * or on a CPU it cannot count on; the CPU is the host's, as dom0 sees
  * its vendor.  FT_CPU_UNKNOWN: neither vendor, where Xen records nothing.
+ * Steps asked for (BACKEND_F_STEPS) are counted on Intel too, where the
+ * PMU cannot be used; branches asked for on AMD are what Xen refuses.
  */
 static void xen_kind(unsigned int flags, uint32_t *counter, uint32_t *cpu)
 {
@@ -221,6 +223,12 @@ static void xen_kind(unsigned int flags, uint32_t *counter, uint32_t *cpu)
     }
     if (flags & BACKEND_F_UNSAFE_NO_COUNTER)
         *counter = FT_COUNTER_NONE;
+    else if (*cpu == FT_CPU_UNKNOWN)
+        *counter = FT_COUNTER_NONE;
+    else if (flags & BACKEND_F_STEPS)
+        *counter = FT_COUNTER_STEPS;
+    else if (flags & BACKEND_F_BRANCHES)
+        *counter = FT_COUNTER_BRANCHES;
     else if (*cpu == FT_CPU_INTEL)
         *counter = FT_COUNTER_BRANCHES;
     else if (*cpu == FT_CPU_AMD)
@@ -452,6 +460,10 @@ static int xen_args_ok(const struct backend_args *a, char *why, size_t len)
         snprintf(why, len, "--guest is needed");
     else if (!a->secondary && a->copy_config)
         snprintf(why, len, "--xen-config: only for a Xen secondary");
+    else if (a->flags & BACKEND_F_COUNTER &&
+             a->flags & BACKEND_F_UNSAFE_NO_COUNTER)
+        snprintf(why, len, "--counter and --unsafe-no-counter exclude "
+                 "each other");
     else
         return 0;
     return -EINVAL;

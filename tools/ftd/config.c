@@ -44,6 +44,7 @@ static const struct key host_keys[] = {
     STR("run-dir", run_dir),
     STR("ftvm", ftvm),
     STR("backend", backend),
+    STR("counter", counter),
     STR("metrics-file", metrics_file),
 };
 
@@ -266,6 +267,7 @@ static void defaults(struct ftd_config *c)
     strcpy(c->run_dir, "/run/xenft");
     strcpy(c->ftvm, "ftvm");
     strcpy(c->backend, BACKEND_DEFAULT);
+    strcpy(c->counter, "auto");
     c->encrypt = true;
 }
 
@@ -275,7 +277,7 @@ int ftd_config_load(struct ftd_config *c, const char *path, char *err,
     FILE *f = fopen(path, "r");
     struct ftd_guest *g = NULL;
     char line[1024], why[300];
-    unsigned int no = 0;
+    unsigned int no = 0, counter;
     int rc = 0;
 
     defaults(c);
@@ -373,6 +375,16 @@ int ftd_config_load(struct ftd_config *c, const char *path, char *err,
     if (!backend_named(c->backend)) {
         snprintf(err, errlen, "%s: backend '%s': ftvm or xen", path,
                  c->backend);
+        return -EINVAL;
+    }
+    if (backend_counter_named(c->counter, &counter)) {
+        snprintf(err, errlen, "%s: counter '%s': auto, branches or steps",
+                 path, c->counter);
+        return -EINVAL;
+    }
+    if (counter && strcmp(c->backend, "xen")) {
+        snprintf(err, errlen, "%s: counter '%s': only with backend = xen "
+                 "(ftvm counts every instruction itself)", path, c->counter);
         return -EINVAL;
     }
     if (c->timeout_ms && c->heartbeat_ms &&

@@ -42,6 +42,7 @@ struct ftd_config {
     char run_dir[200];          /* sockets, consoles: <dir>/<guest>.* */
     char ftvm[256];             /* the ftvm program */
     char backend[8];            /* backend_named()'s (backend.h) */
+    char counter[12];           /* backend_counter_named()'s */
     char metrics_file[256];     /* Prometheus textfile, "" for none */
     struct ftd_guest guests[FTD_GUESTS_MAX];
     unsigned int nguests;

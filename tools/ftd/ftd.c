@@ -55,6 +55,9 @@ static const char usage[] =
     "         --buffer MIB       secondary: log held ahead (default 64)\n"
     "         --lag-limit US     slow the guest down while the secondary\n"
     "                            lags more than this\n"
+    "         --counter auto|branches|steps   xen: what the log counts\n"
+    "                            (default auto: branches on Intel, steps\n"
+    "                            on AMD); both hosts must say the same\n"
     "         --unsafe-no-counter   xen, test hypervisors only: record on\n"
     "                            a CPU without a branch counter (the log\n"
     "                            cannot be replayed exactly)\n"
@@ -199,6 +202,7 @@ int main(int argc, char **argv)
         { "lag-limit", required_argument, NULL, 'L' },
         { "backend", required_argument, NULL, 'X' },
         { "unsafe-no-counter", no_argument, NULL, 'U' },
+        { "counter", required_argument, NULL, 'C' },
         { "xen-config", required_argument, NULL, 'x' },
         { NULL, 0, NULL, 0 },
     };
@@ -211,6 +215,7 @@ int main(int argc, char **argv)
     struct run run = { 0 };
     struct event *sigs[2];
     struct pair *p;
+    unsigned int counter;
     uint64_t v;
     int c, fd;
 
@@ -239,6 +244,12 @@ int main(int argc, char **argv)
         case 'x': run.copy_config = optarg; break;
         case 'U':
             cfg.backend_flags |= BACKEND_F_UNSAFE_NO_COUNTER;
+            break;
+        case 'C':
+            if (backend_counter_named(optarg, &counter))
+                return bad_usage("--counter: auto, branches or steps");
+            cfg.backend_flags = (cfg.backend_flags & ~BACKEND_F_COUNTER) |
+                                counter;
             break;
         case 'X':
             cfg.backend = backend_named(optarg);

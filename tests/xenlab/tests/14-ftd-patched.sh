@@ -8,8 +8,10 @@
 # (--unsafe-no-counter) meets a secondary whose Xen replays by counting
 # steps, as the lab's AMD CPU does: the handshake refuses the pair,
 # naming both counts, before anything is copied or recorded; both ftds
-# end, nothing is left on, no copy exists and the guest ticks on.  Both
-# ftds run in one dom0 over loopback.
+# end, nothing is left on, no copy exists and the guest ticks on.  Then
+# a pair that both ask for branches (--counter branches) agree, and Xen
+# refuses to record on AMD, saying why; the guest runs on unprotected.
+# Both ftds run in one dom0 over loopback.
 . "$(dirname "$0")/../testlib.sh"
 
 patched_image
@@ -30,6 +32,15 @@ sed "s/^/primary: /" /tmp/p.log | head -n 20
 sed "s/^/secondary: /" /tmp/s.log | head -n 20
 /xenft/xlft-xen ft-status 1
 echo "state=$(xenstore-read /libxl/1/ft/state)"
+ft_secondary 300 --counter branches
+timeout -k 5 300 /xenft/ftd primary $opts --host-name hostA --guest idle \
+    --counter branches --peer 127.0.0.1:7801 > /tmp/p.log 2>&1
+echo "branches primary: status $?"
+wait $sec
+echo "branches secondary: status $?"
+sed "s/^/branches primary: /" /tmp/p.log | head -n 20
+sed "s/^/branches secondary: /" /tmp/s.log | head -n 20
+/xenft/xlft-xen ft-status 1 | sed "s/^/branches /"
 xl list | awk "NR > 1 { print \"domain \" \$1 \" \" \$5 }"
 lines=$(idle_ticked)
 ticks $((lines + 2))
@@ -45,6 +56,9 @@ expect_lines '^ticking: 2 lines$' \
 'steps on AMD: a log replays only where the same is counted' \
     '^primary: status 1$' '^secondary: status 1$' \
     '^state off frames 0 port 0 ' '^state=error$' '^domain idle [-rb]+$' \
+    '^branches primary: ftd: .*domain 1: this host cannot record exactly: '\
+'its CPU has no usable branch counter \(AMD' \
+    '^branches primary: status 1$' '^branches state off frames 0 port 0 ' \
     '^ticking: [0-9]+ lines$'
 grep -q 'recording into' "$out" && fail "recording started"
 grep -q '^domain idle--secondary ' "$out" && fail "the copy was left"
