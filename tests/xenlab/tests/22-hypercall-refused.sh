@@ -31,8 +31,9 @@ echo "while recording: $(answered 0xffffffff) refused"
 waiting 60 "an answer after FT" sh -c "[ \$(grep -c \
 \"^idle: Xen answered 0x00040011\$\" /tmp/idle.log) -gt $n ]"
 echo "after: answered again"
-echo "runs: $(sed -n "s/^idle: Xen answered //p" /tmp/idle.log | uniq |
-    tr "\n" " ")"
+# Whole answers only: the guest may be half-way through its next line.
+echo "runs: $(sed -n "s/^idle: Xen answered \(0x[0-9a-f]\{8\}\)\$/\1/p" \
+    /tmp/idle.log | uniq | tr "\n" " ")"
 xl dmesg | grep -o "FT: .*hypercall.*" | head -n 1
 xl destroy idle
 '
