@@ -10,6 +10,8 @@
  *              QEMU's pc machine
  *   hypercall=1 with each line, ask Xen its version and print the answer
  *              (a Xen HVM guest only: elsewhere the call faults)
+ *   pitread=1  with each line, latch the PIT's count and read it, low
+ *              byte then high, as Linux's i8253 clocksource does
  */
 #include "ftvm_devices.h"
 #include "rt/rt.h"
@@ -40,6 +42,23 @@ static void on_tick(struct rt_frame *f)
 }
 
 /*
+ * The latch command freezes channel 0's count until both its bytes are
+ * read: a device whose reads go unseen keeps it frozen.
+ */
+#define PIT_CH0     0x40
+#define PIT_CMD     0x43
+#define PIT_LATCH0  0x00
+
+static uint16_t pit_read(void)
+{
+    uint16_t lo;
+
+    outb(PIT_CMD, PIT_LATCH0);
+    lo = inb(PIT_CH0);
+    return (uint16_t)(lo | inb(PIT_CH0) << 8);
+}
+
+/*
  * xen_version(XENVER_version): VMMCALL on AMD, VMCALL elsewhere, as
  * Linux patches its hypercall page.  Xen refuses a protected guest.
  */
@@ -63,6 +82,7 @@ void guest_main(const char *cmdline)
     uint32_t halt = arg_u32(cmdline, "halt", 0);
     uint32_t poweroff = arg_u32(cmdline, "poweroff", 0);
     uint32_t hypercall = arg_u32(cmdline, "hypercall", 0);
+    uint32_t pitread = arg_u32(cmdline, "pitread", 0);
     uint32_t next = report;
 
     puts_uart("idle: timer at ");
@@ -79,6 +99,8 @@ void guest_main(const char *cmdline)
             puts_uart(" ticks, tsc ");
             put_hex64(last_tsc);
             puts_uart("\n");
+            if (pitread)
+                pool ^= pit_read();
             if (hypercall) {
                 puts_uart("idle: Xen answered ");
                 put_hex(xen_version());

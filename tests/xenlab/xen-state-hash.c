@@ -11,8 +11,11 @@
  * of guest-physical memory, with its frame number; a frame that cannot be
  * mapped counts as a hole) and "vcpu: ..." (XXH3-64 of the vCPU's saved
  * registers, struct hvm_hw_cpu, less its TSC: the emulated TSC follows
- * the host's clock, not the guest's execution).  The guest should be
- * paused; nothing is written to it.  Exit status 0, 1 with a message
+ * the host's clock, not the guest's execution), and "pit: ..." (the
+ * state of the PIT's channel 0 that the guest's reads and writes drive:
+ * its mode, access mode, byte flip-flops and latches, not its count,
+ * which follows the host's clock).  The guest should be paused; nothing
+ * is written to it.  Exit status 0, 1 with a message
  * naming what failed, 2 on bad usage.
  */
 #define __XEN_TOOLS__ 1 /* XEN_DOMCTL_gethvmcontext_partial */
@@ -93,31 +96,31 @@ static int ram_hash(xenforeignmemory_handle *fm, uint32_t domid,
     return rc;
 }
 
-/* vCPU 0's saved registers, through a partial HVM context. */
-static int cpu_regs(xencall_handle *h, uint32_t domid,
-                    struct hvm_hw_cpu *cpu)
+/* Record 'code' (instance 0) of a partial HVM context, 'len' bytes. */
+static int hvm_record(xencall_handle *h, uint32_t domid, uint16_t code,
+                      void *rec, size_t len)
 {
     struct xen_domctl *d = xencall_alloc_buffer(h, sizeof(*d));
-    struct hvm_hw_cpu *buf = xencall_alloc_buffer(h, sizeof(*buf));
+    uint8_t *buf = xencall_alloc_buffer(h, len);
     int rc = -ENOMEM;
 
     if (!d || !buf)
         goto out;
     memset(d, 0, sizeof(*d));
-    memset(buf, 0, sizeof(*buf));
+    memset(buf, 0, len);
     d->cmd = XEN_DOMCTL_gethvmcontext_partial;
     d->interface_version = XEN_DOMCTL_INTERFACE_VERSION;
     d->domain = (domid_t)domid;
-    d->u.hvmcontext_partial.type = HVM_SAVE_CODE(CPU);
+    d->u.hvmcontext_partial.type = code;
     d->u.hvmcontext_partial.instance = 0;
-    d->u.hvmcontext_partial.bufsz = sizeof(*buf);
-    set_xen_guest_handle(d->u.hvmcontext_partial.buffer, (uint8_t *)buf);
+    d->u.hvmcontext_partial.bufsz = len;
+    set_xen_guest_handle(d->u.hvmcontext_partial.buffer, buf);
     do {
         rc = xencall1(h, __HYPERVISOR_domctl, (uint64_t)(uintptr_t)d);
     } while (rc < 0 && (errno == EAGAIN || errno == EINTR));
     rc = rc < 0 ? -errno : 0;
     if (!rc)
-        *cpu = *buf;
+        memcpy(rec, buf, len);
 out:
     if (buf)
         xencall_free_buffer(h, buf);
@@ -130,7 +133,9 @@ int main(int argc, char **argv)
 {
     xenforeignmemory_handle *fm = NULL;
     xencall_handle *h = NULL;
+    const struct hvm_hw_pit_channel *c0;
     struct hvm_hw_cpu cpu;
+    struct hvm_hw_pit pit;
     unsigned long domid, mib, holes;
     uint64_t ram, regs;
     int rc = -1;
@@ -145,10 +150,16 @@ int main(int argc, char **argv)
                 "libxenforeignmemory: %s\n", strerror(errno));
         goto out;
     }
-    rc = cpu_regs(h, domid, &cpu);
+    rc = hvm_record(h, domid, HVM_SAVE_CODE(CPU), &cpu, sizeof(cpu));
     if (rc) {
         fprintf(stderr, "xen-state-hash: domain %lu: cannot read its vCPU "
                 "registers: %s\n", domid, strerror(-rc));
+        goto out;
+    }
+    rc = hvm_record(h, domid, HVM_SAVE_CODE(PIT), &pit, sizeof(pit));
+    if (rc) {
+        fprintf(stderr, "xen-state-hash: domain %lu: cannot read its PIT: "
+                "%s\n", domid, strerror(-rc));
         goto out;
     }
     rc = ram_hash(fm, domid, mib << 8, &ram, &holes);
@@ -160,6 +171,11 @@ int main(int argc, char **argv)
            ram);
     printf("vcpu: rip %#" PRIx64 " rflags %#" PRIx64 " rcx %#" PRIx64
            ", hash %016" PRIx64 "\n", cpu.rip, cpu.rflags, cpu.rcx, regs);
+    c0 = &pit.channels[0];
+    printf("pit: channel 0 mode %u access %u read byte %u write byte %u "
+           "latched %u status latched %u\n", c0->mode, c0->rw_mode,
+           c0->read_state, c0->write_state, c0->count_latched,
+           c0->status_latched);
 out:
     if (fm)
         xenforeignmemory_close(fm);

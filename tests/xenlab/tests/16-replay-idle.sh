@@ -10,8 +10,10 @@
 # 1 pauses its guest (Xen logs the point where it stopped), host 2 waits
 # for its copy to have replayed that far (dom0.sh, replay_primary and
 # replay_copy).  Then, each in its own dom0: the same count, the same
-# hash of the first 32 MiB of guest RAM and of the vCPU's registers, and
-# the copy's console (its writes reach its device model as the
+# hash of the first 32 MiB of guest RAM and of the vCPU's registers, the
+# same PIT state (the guest latches and reads its count with each line,
+# pitread=1: the copy's PIT must see the reads its log answers), and the
+# copy's console (its writes reach its device model as the
 # primary's did) the same lines as the end of the primary's.  Measured:
 # steps per second, the copy's lag behind the paused primary and how
 # long it took to replay it.
@@ -32,7 +34,7 @@ lab --hosts 2 --xen "$image" --timeout 540 -- '
 . /xenft/dom0.sh
 ft_setup
 opts="$opts --timeout 600000"
-idle_cfg 20 fit
+fit_cfg idle idle.bin "hz=20 pitread=1"
 if [ "$XENLAB_HOST" = 2 ]; then
     replay_copy idle
     exit 0
