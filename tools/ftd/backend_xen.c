@@ -223,8 +223,6 @@ static void xen_kind(unsigned int flags, uint32_t *counter, uint32_t *cpu)
     }
     if (flags & BACKEND_F_UNSAFE_NO_COUNTER)
         *counter = FT_COUNTER_NONE;
-    else if (*cpu == FT_CPU_UNKNOWN)
-        *counter = FT_COUNTER_NONE;
     else if (flags & BACKEND_F_STEPS)
         *counter = FT_COUNTER_STEPS;
     else if (flags & BACKEND_F_BRANCHES)

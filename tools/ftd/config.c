@@ -277,7 +277,7 @@ int ftd_config_load(struct ftd_config *c, const char *path, char *err,
     FILE *f = fopen(path, "r");
     struct ftd_guest *g = NULL;
     char line[1024], why[300];
-    unsigned int no = 0, counter;
+    unsigned int no = 0;
     int rc = 0;
 
     defaults(c);
@@ -377,12 +377,12 @@ int ftd_config_load(struct ftd_config *c, const char *path, char *err,
                  c->backend);
         return -EINVAL;
     }
-    if (backend_counter_named(c->counter, &counter)) {
+    if (backend_counter_named(c->counter, &c->counter_flags)) {
         snprintf(err, errlen, "%s: counter '%s': auto, branches or steps",
                  path, c->counter);
         return -EINVAL;
     }
-    if (counter && strcmp(c->backend, "xen")) {
+    if (c->counter_flags && strcmp(c->backend, "xen")) {
         snprintf(err, errlen, "%s: counter '%s': only with backend = xen "
                  "(ftvm counts every instruction itself)", path, c->counter);
         return -EINVAL;

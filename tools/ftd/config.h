@@ -43,6 +43,7 @@ struct ftd_config {
     char ftvm[256];             /* the ftvm program */
     char backend[8];            /* backend_named()'s (backend.h) */
     char counter[12];           /* backend_counter_named()'s */
+    unsigned int counter_flags; /* its BACKEND_F_COUNTER bits */
     char metrics_file[256];     /* Prometheus textfile, "" for none */
     struct ftd_guest guests[FTD_GUESTS_MAX];
     unsigned int nguests;

@@ -291,11 +291,8 @@ static void fill_pair_cfg(struct service *s, struct pair_cfg *pc,
 {
     const struct ftd_config *c = s->cfg;
 
-    unsigned int counter = 0;
-
-    backend_counter_named(c->counter, &counter);
     *pc = (struct pair_cfg){
-        .backend = s->be, .backend_flags = counter,
+        .backend = s->be, .backend_flags = c->counter_flags,
         .base = s->base, .me = c->host_name, .accept = accept_peer,
         .encrypt = c->encrypt, .arbiter = c->arbiter,
         .hb = { c->heartbeat_ms, c->timeout_ms },

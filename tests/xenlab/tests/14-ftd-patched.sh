@@ -22,25 +22,25 @@ idle_start 100 fit
 ticks 2
 ft_setup
 opts="$opts --timeout 600000"
-ft_secondary 300
-timeout -k 5 300 /xenft/ftd primary $opts --host-name hostA --guest idle \
-    --unsafe-no-counter --peer 127.0.0.1:7801 > /tmp/p.log 2>&1
-echo "primary: status $?"
-wait $sec
-echo "secondary: status $?"
-sed "s/^/primary: /" /tmp/p.log | head -n 20
-sed "s/^/secondary: /" /tmp/s.log | head -n 20
-/xenft/xlft-xen ft-status 1
+# pair_try PREFIX PRIMARY-OPTION SECONDARY-OPTION...: a pair run to its
+# end, both statuses and logs and the FT status of idle printed after
+# PREFIX.
+pair_try() {
+    pt_pre=$1 pt_opt=$2
+    shift 2
+    ft_secondary 300 "$@"
+    timeout -k 5 300 /xenft/ftd primary $opts --host-name hostA \
+        --guest idle $pt_opt --peer 127.0.0.1:7801 > /tmp/p.log 2>&1
+    echo "${pt_pre}primary: status $?"
+    wait $sec
+    echo "${pt_pre}secondary: status $?"
+    sed "s/^/${pt_pre}primary: /" /tmp/p.log | head -n 20
+    sed "s/^/${pt_pre}secondary: /" /tmp/s.log | head -n 20
+    /xenft/xlft-xen ft-status 1 | sed "s/^/$pt_pre/"
+}
+pair_try "" --unsafe-no-counter
 echo "state=$(xenstore-read /libxl/1/ft/state)"
-ft_secondary 300 --counter branches
-timeout -k 5 300 /xenft/ftd primary $opts --host-name hostA --guest idle \
-    --counter branches --peer 127.0.0.1:7801 > /tmp/p.log 2>&1
-echo "branches primary: status $?"
-wait $sec
-echo "branches secondary: status $?"
-sed "s/^/branches primary: /" /tmp/p.log | head -n 20
-sed "s/^/branches secondary: /" /tmp/s.log | head -n 20
-/xenft/xlft-xen ft-status 1 | sed "s/^/branches /"
+pair_try "branches " "--counter branches" --counter branches
 xl list | awk "NR > 1 { print \"domain \" \$1 \" \" \$5 }"
 lines=$(idle_ticked)
 ticks $((lines + 2))
