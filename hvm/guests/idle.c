@@ -12,6 +12,9 @@
  *              (a Xen HVM guest only: elsewhere the call faults)
  *   pitread=1  with each line, latch the PIT's count and read it, low
  *              byte then high, as Linux's i8253 clocksource does
+ *   grantmap=GFN before the timer starts, map the first frame of its
+ *              grant table at GFN, as PV drivers do, and print Xen's
+ *              answer (a Xen HVM guest only)
  */
 #include "ftvm_devices.h"
 #include "rt/rt.h"
@@ -59,20 +62,49 @@ static uint16_t pit_read(void)
 }
 
 /*
- * xen_version(XENVER_version): VMMCALL on AMD, VMCALL elsewhere, as
+ * A hypercall of a 32-bit HVM guest: VMMCALL on AMD, VMCALL elsewhere, as
  * Linux patches its hypercall page.  Xen refuses a protected guest.
  */
-static uint32_t xen_version(void)
+static uint32_t xen_call(uint32_t op, uint32_t arg1, uint32_t arg2)
 {
     uint32_t a = 0, b, c, d;
 
     __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
-    a = 17;                     /* __HYPERVISOR_xen_version */
+    a = op;
     if (b == 0x68747541)        /* "Auth"enticAMD */
-        __asm__ volatile("vmmcall" : "+a"(a) : "b"(0) : "memory");
+        __asm__ volatile("vmmcall" : "+a"(a) : "b"(arg1), "c"(arg2)
+                         : "memory");
     else
-        __asm__ volatile("vmcall" : "+a"(a) : "b"(0) : "memory");
+        __asm__ volatile("vmcall" : "+a"(a) : "b"(arg1), "c"(arg2)
+                         : "memory");
     return a;
+}
+
+#define HYPERVISOR_memory_op    12
+#define HYPERVISOR_xen_version  17
+#define XENMEM_add_to_physmap   7
+#define XENMAPSPACE_grant_table 1
+#define DOMID_SELF              0x7ff0u
+
+/* struct xen_add_to_physmap as a 32-bit guest passes it. */
+struct add_to_physmap {
+    uint16_t domid;
+    uint16_t size;
+    uint32_t space;
+    uint32_t idx;
+    uint32_t gpfn;
+};
+
+static uint32_t grant_map(uint32_t gfn)
+{
+    static struct add_to_physmap xatp;
+
+    xatp.domid = DOMID_SELF;
+    xatp.space = XENMAPSPACE_grant_table;
+    xatp.idx = 0;
+    xatp.gpfn = gfn;
+    return xen_call(HYPERVISOR_memory_op, XENMEM_add_to_physmap,
+                    (uint32_t)(uintptr_t)&xatp);
 }
 
 void guest_main(const char *cmdline)
@@ -83,11 +115,19 @@ void guest_main(const char *cmdline)
     uint32_t poweroff = arg_u32(cmdline, "poweroff", 0);
     uint32_t hypercall = arg_u32(cmdline, "hypercall", 0);
     uint32_t pitread = arg_u32(cmdline, "pitread", 0);
+    uint32_t grantmap = arg_u32(cmdline, "grantmap", 0);
     uint32_t next = report;
 
     puts_uart("idle: timer at ");
     put_dec(hz);
     puts_uart(" Hz\n");
+    if (grantmap) {
+        puts_uart("idle: grant table mapped at ");
+        put_hex(grantmap);
+        puts_uart(", Xen answered ");
+        put_hex(grant_map(grantmap));
+        puts_uart("\n");
+    }
     irq_set(IRQ_TIMER, on_tick);
     pit_set_hz(hz);
     for (;;) {
@@ -103,7 +143,7 @@ void guest_main(const char *cmdline)
                 pool ^= pit_read();
             if (hypercall) {
                 puts_uart("idle: Xen answered ");
-                put_hex(xen_version());
+                put_hex(xen_call(HYPERVISOR_xen_version, 0, 0));
                 puts_uart("\n");
             }
             next += report;

@@ -171,10 +171,10 @@ ft_secondary() {
 
 # fit_cfg NAME KERNEL CMDLINE: /tmp/NAME.cfg, a guest fit for FT (one
 # vCPU, shadow paging without out-of-sync page tables, emulated TSC,
-# RDRAND and RDSEED hidden, no PV devices) booting /xenft/KERNEL, its
-# console in /tmp/NAME.log.
+# RDRAND and RDSEED hidden, no PV devices) booting /xenft/KERNEL with
+# CMDLINE and nopv, its console in /tmp/NAME.log.
 fit_cfg() {
-    hvm_cfg "$1" "kernel = \"/xenft/$2\"" "cmdline = \"$3\"" \
+    hvm_cfg "$1" "kernel = \"/xenft/$2\"" "cmdline = \"$3 nopv\"" \
         "serial = \"file:/tmp/$1.log\"" 'hap = 0' 'oos = 0' \
         'tsc_mode = "always_emulate"' 'cpuid = "host,rdrand=0,rdseed=0"' \
         'viridian = 0' 'xen_platform_pci = 0'
@@ -233,7 +233,7 @@ replay_copy() {
     while rc_msg=$(timeout 600 socat -u TCP-LISTEN:8002,reuseaddr -) &&
         [ -n "$rc_msg" ] && [ "$rc_msg" != done ]; do
         set -- $rc_msg
-        rc_seq=$1 rc_count=$2
+        rc_seq=$1 rc_count=$2 rc_gfn=${3:-}
         # The primary runs protected once it has sent the copy, which
         # may still be restored here.
         waiting 120 "replay" grep -q "), replaying$" /tmp/s.log ||
@@ -257,7 +257,7 @@ replay_copy() {
     [ "$rc_msg" = done ] || { echo "no end from the primary"; exit 1; }
     xl pause $rc_copy
     /xenft/xlft-xen ft-status $rc_copy
-    /xenft/xen-state-hash $rc_copy 32 | sed "s/^/copy /"
+    /xenft/xen-state-hash $rc_copy 32 $rc_gfn | sed "s/^/copy /"
     grep "^$rc_guest: " /tmp/$rc_guest.log | sed "s/^/copy console: /"
     xl dmesg | grep -o "FT: .*" | sed "s/^/copy xen: /"
     echo hashed | socat -u - TCP-LISTEN:8003,reuseaddr
@@ -283,6 +283,9 @@ replay_primary() {
     rp_count=$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)
     echo "steps: $rp_count in $rp_ms ms of protection"
     rp_tries=0 rp_match=
+    # Where hvmloader had mapped shared_info: looked at on both hosts.
+    rp_gfn=$(xl dmesg | sed -n "s/.*FT: d1: shared_info unmapped from \
+gfn \(0x[0-9a-f]*\),.*/\1/p" | tail -n 1)
     until [ -n "$rp_match" ]; do
         if [ $rp_tries != 0 ]; then
             xl unpause $1
@@ -297,7 +300,7 @@ replay_primary() {
         rp_seq=$(sed -n "s/.* seq \([0-9]*\) .*/\1/p" /tmp/st.txt)
         rp_count=$(sed -n "s/.* count \([0-9]*\) .*/\1/p" /tmp/st.txt)
         waiting 30 "the peer taking the point" sh -c "echo $rp_seq \
-$rp_count | timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
+$rp_count $rp_gfn | timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
         rp_at=$(timeout 400 socat -u TCP-LISTEN:8004,reuseaddr -)
         echo "paused at count $rp_count, the copy at ${rp_at:-nothing}"
         [ -n "$rp_at" ] || exit 1
@@ -306,7 +309,7 @@ $rp_count | timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
     waiting 30 "the peer taking the end" \
         sh -c "echo done | timeout 5 socat -u - TCP:$XENLAB_PEER:8002"
     cat /tmp/st.txt
-    /xenft/xen-state-hash 1 32 | sed "s/^/primary /"
+    /xenft/xen-state-hash 1 32 $rp_gfn | sed "s/^/primary /"
     waiting 400 "hashed from the peer" sh -c "timeout 5 socat -u \
 TCP:$XENLAB_PEER:8003 - 2>/dev/null | grep -q hashed"
     grep "^$1: " /tmp/$1.log | sed "s/^/primary console: /"

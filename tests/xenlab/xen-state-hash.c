@@ -5,7 +5,7 @@
  * dom0, must agree once the copy has replayed up to where the primary
  * stopped.
  *
- *   xen-state-hash DOMID MIB
+ *   xen-state-hash DOMID MIB [GFN]
  *
  * prints "ram: ..." (XXH3-64 of each present frame of the first MIB MiB
  * of guest-physical memory, with its frame number; a frame that cannot be
@@ -14,9 +14,11 @@
  * the host's clock, not the guest's execution), and "pit: ..." (the
  * state of the PIT's channel 0 that the guest's reads and writes drive:
  * its mode, access mode, byte flip-flops and latches, not its count,
- * which follows the host's clock).  The guest should be paused; nothing
- * is written to it.  Exit status 0, 1 with a message
- * naming what failed, 2 on bad usage.
+ * which follows the host's clock), and with GFN "page: ..." (XXH3-64
+ * of that one frame, wherever it lies, or "nothing there": the page
+ * hvmloader mapped shared_info at, say).  The guest should be paused;
+ * nothing is written to it.  Exit status 0, 1 with a message naming what
+ * failed, 2 on bad usage.
  */
 #define __XEN_TOOLS__ 1 /* XEN_DOMCTL_gethvmcontext_partial */
 #include <errno.h>
@@ -38,7 +40,7 @@
 
 static int bad_usage(void)
 {
-    fprintf(stderr, "usage: xen-state-hash DOMID MIB\n");
+    fprintf(stderr, "usage: xen-state-hash DOMID MIB [GFN]\n");
     return 2;
 }
 
@@ -47,14 +49,17 @@ static int parse(const char *s, unsigned long max, unsigned long *v)
     char *end;
 
     errno = 0;
-    *v = strtoul(s, &end, 10);
+    *v = strtoul(s, &end, 0);
     return errno || !*s || *end || *s == '-' || *v > max ? -1 : 0;
 }
 
-/* The frames [0, frames) of 'domid', hashed in order with their numbers. */
-static int ram_hash(xenforeignmemory_handle *fm, uint32_t domid,
-                    unsigned long frames, uint64_t *hash,
-                    unsigned long *holes)
+/*
+ * The frames [first, first + frames) of 'domid', hashed in order with
+ * their numbers.
+ */
+static int ram_hash_from(xenforeignmemory_handle *fm, uint32_t domid,
+                         unsigned long first, unsigned long frames,
+                         uint64_t *hash, unsigned long *holes)
 {
     XXH3_state_t *st = XXH3_createState();
     xen_pfn_t pfn[BATCH];
@@ -65,8 +70,9 @@ static int ram_hash(xenforeignmemory_handle *fm, uint32_t domid,
         return -ENOMEM;
     XXH3_64bits_reset(st);
     *holes = 0;
-    for (unsigned long at = 0; at < frames && !rc; at += BATCH) {
-        unsigned int n = frames - at < BATCH ? frames - at : BATCH;
+    for (unsigned long at = first; at < first + frames && !rc; at += BATCH) {
+        unsigned long left = first + frames - at;
+        unsigned int n = left < BATCH ? left : BATCH;
         uint8_t *p;
 
         for (unsigned int i = 0; i < n; i++)
@@ -136,12 +142,14 @@ int main(int argc, char **argv)
     const struct hvm_hw_pit_channel *c0;
     struct hvm_hw_cpu cpu;
     struct hvm_hw_pit pit;
-    unsigned long domid, mib, holes;
-    uint64_t ram, regs;
+    unsigned long domid, mib, holes, gfn = 0, none = 0;
+    uint64_t ram, regs, page;
     int rc = -1;
 
-    if (argc != 3 || parse(argv[1], DOMID_FIRST_RESERVED - 1, &domid) ||
-        parse(argv[2], 1ul << 20, &mib) || !mib)
+    if (argc < 3 || argc > 4 ||
+        parse(argv[1], DOMID_FIRST_RESERVED - 1, &domid) ||
+        parse(argv[2], 1ul << 20, &mib) || !mib ||
+        (argc == 4 && parse(argv[3], (1ul << 40) - 1, &gfn)))
         return bad_usage();
     h = xencall_open(NULL, 0);
     fm = xenforeignmemory_open(NULL, 0);
@@ -162,7 +170,7 @@ int main(int argc, char **argv)
                 "%s\n", domid, strerror(-rc));
         goto out;
     }
-    rc = ram_hash(fm, domid, mib << 8, &ram, &holes);
+    rc = ram_hash_from(fm, domid, 0, mib << 8, &ram, &holes);
     if (rc)
         goto out;
     cpu.tsc = 0;
@@ -171,11 +179,20 @@ int main(int argc, char **argv)
            ram);
     printf("vcpu: rip %#" PRIx64 " rflags %#" PRIx64 " rcx %#" PRIx64
            ", hash %016" PRIx64 "\n", cpu.rip, cpu.rflags, cpu.rcx, regs);
+    if (argc == 4) {
+        rc = ram_hash_from(fm, domid, gfn, 1, &page, &none);
+        if (rc)
+            goto out;
+    }
     c0 = &pit.channels[0];
     printf("pit: channel 0 mode %u access %u read byte %u write byte %u "
            "latched %u status latched %u\n", c0->mode, c0->rw_mode,
            c0->read_state, c0->write_state, c0->count_latched,
            c0->status_latched);
+    if (argc == 4 && none)
+        printf("page: gfn %#lx, nothing there\n", gfn);
+    else if (argc == 4)
+        printf("page: gfn %#lx, hash %016" PRIx64 "\n", gfn, page);
 out:
     if (fm)
         xenforeignmemory_close(fm);

@@ -114,6 +114,8 @@
 #define DMA_WAIT_N 40
 #define DMA_WAIT_LEN 4096
 #define DMA_WAIT_STRIDE 8192
+/* dma-wait: records (about two a tick) read before the device model stops. */
+#define DMA_WAIT_SETTLE 200
 
 static uint32_t enable_flags;
 static uint32_t opt_ring_data;   /* --ring-data= */
@@ -747,6 +749,21 @@ static int dma_wait(uint32_t domid, uint64_t gpa, pid_t dm)
         goto out;
     ft_codec_init(&t.codec);
     rc = rec_start(x, &s, domid, FT_RING_MIN_DATA, err, sizeof(err));
+    /*
+     * Xen unmaps shared_info at enable, so when the vCPU is next scheduled
+     * in it waits for the device model to drop its map cache, with no I/O
+     * of the guest's pending: stopped then, the device model would never
+     * answer.  The guest halts between ticks, so records of many ticks
+     * say that wait is over.
+     */
+    if (!rc)
+        rc = drain(x, &s.r, &s.e, &t, DMA_WAIT_SETTLE, 10, err,
+                   sizeof(err));
+    if (!rc && t.n < DMA_WAIT_SETTLE) {
+        snprintf(err, sizeof(err), "domain %u: %" PRIu64 " records in "
+                 "10 s after recording started", domid, t.n);
+        rc = -ETIMEDOUT;
+    }
     if (!rc && kill(dm, SIGSTOP)) {
         rc = -errno;
         snprintf(err, sizeof(err), "cannot stop process %d: %s", (int)dm,

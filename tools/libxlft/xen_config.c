@@ -49,6 +49,18 @@ static bool defbool(libxl_defbool b, bool dflt)
     return libxl_defbool_is_default(b) ? dflt : libxl_defbool_val(b);
 }
 
+/* Whether 'word' is one of the space-separated words of 's'. */
+static bool has_word(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+
+    for (const char *p = s; p && *p; p++)
+        if ((p == s || p[-1] == ' ') && !strncmp(p, word, n) &&
+            (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 static void check(const libxl_domain_config *c, struct refusals *r)
 {
     const libxl_domain_build_info *b = &c->b_info;
@@ -78,6 +90,15 @@ static void check(const libxl_domain_config *c, struct refusals *r)
     if (defbool(b->u.hvm.xen_platform_pci, true))
         refuse(r, "the Xen platform device enables PV drivers: "
                "set xen_platform_pci = 0");
+    /*
+     * Linux finds Xen through CPUID even without the platform device, and
+     * uses its clock and event channels unless told nopv.  Only a kernel
+     * the tools boot shows its command line; a guest booted from its disk
+     * is checked by Xen at enable, for what it has set up by then.
+     */
+    if (b->kernel && !has_word(b->cmdline, "nopv"))
+        refuse(r, "a kernel booted without nopv uses Xen's PV clock and "
+               "event channels: add nopv to cmdline");
     for (i = 0; i < c->num_nics; i++)
         if (c->nics[i].nictype == LIBXL_NIC_TYPE_VIF) {
             refuse(r, "vif %d is a PV network device: give it type=ioemu",

@@ -4,11 +4,13 @@
 # 10-backend-config.sh - libxlft's xen backend checks a running guest's
 # configuration for FT: a guest unfit in every way is refused with each
 # xl setting to change; a fit one (1 vCPU, hap=0, oos=0, always_emulate,
-# no viridian, no platform device, ioemu vif) is accepted.  --xen 4.17.5:
-# the stock hypervisor has no shadow paging, so no fit guest.
+# no viridian, no platform device, ioemu vif) is accepted; one booted
+# from a kernel whose command line lacks nopv is refused for that alone.
+# --xen 4.17.5: the stock hypervisor has no shadow paging, so no fit
+# guest.
 . "$(dirname "$0")/../testlib.sh"
 
-lab_put tests/xlft-xen
+lab_put tests/xlft-xen guests/idle.bin
 lab --xen 4.17.5 -- '
 . /xenft/dom0.sh
 hvm_create unfit "vcpus = 2" "viridian = 1" \
@@ -23,14 +25,22 @@ hvm_create fit "hap = 0" "oos = 0" "tsc_mode = \"always_emulate\"" \
 /xenft/xlft-xen check-config $(xl domid fit)
 echo "fit=$?"
 xl destroy fit
+hvm_create knopv "hap = 0" "oos = 0" "tsc_mode = \"always_emulate\"" \
+    "viridian = 0" "xen_platform_pci = 0" "kernel = \"/xenft/idle.bin\"" \
+    "cmdline = \"hz=50\""
+/xenft/xlft-xen check-config $(xl domid knopv)
+echo "knopv=$?"
+xl destroy knopv
 /xenft/xlft-xen check-config 4242
 echo "unknown=$?"
 '
 expect_status 0
-expect_lines '^unfit=1$' '^fit=0$' '^unknown=1$' \
+expect_lines '^unfit=1$' '^fit=0$' '^knopv=1$' '^unknown=1$' \
     '^domain [0-9]+ is not fit for FT: ' \
     '2 vCPUs: FT replays one, set vcpus = 1' \
     'set hap = 0' 'set oos = 0' 'set tsc_mode = "always_emulate"' \
     'set viridian = 0' 'set xen_platform_pci = 0' \
     'vif 0 is a PV network device: give it type=ioemu' \
-    '^domain [0-9]+ is fit for FT$' '^domain 4242 does not exist$'
+    '^domain [0-9]+ is fit for FT$' '^domain 4242 does not exist$' \
+    '^domain [0-9]+ is not fit for FT: a kernel booted without nopv uses '\
+"Xen's PV clock and event channels: add nopv to cmdline\$"
