@@ -11,7 +11,8 @@
  *   hypercall=1 with each line, ask Xen its version and print the answer
  *              (a Xen HVM guest only: elsewhere the call faults)
  *   pitread=1  with each line, latch the PIT's count and read it, low
- *              byte then high, as Linux's i8253 clocksource does
+ *              byte then high, as Linux's i8253 clocksource does; and
+ *              channel 2's, by INSB
  *   grantmap=GFN before the timer starts, map the first frame of its
  *              grant table at GFN, as PV drivers do, and print Xen's
  *              answer (a Xen HVM guest only)
@@ -45,20 +46,39 @@ static void on_tick(struct rt_frame *f)
 }
 
 /*
- * The latch command freezes channel 0's count until both its bytes are
- * read: a device whose reads go unseen keeps it frozen.
+ * The latch command freezes a channel's count until both its bytes are
+ * read: a device whose reads go unseen keeps it frozen, and later latch
+ * commands are ignored.  Channel 0's bytes are read with IN, channel 2's
+ * with INSB, whose emulation also writes memory: each instruction's
+ * reads missed leave its own channel latched.
  */
 #define PIT_CH0     0x40
+#define PIT_CH2     0x42
 #define PIT_CMD     0x43
 #define PIT_LATCH0  0x00
+#define PIT_LATCH2  0x80
+#define PIT_CH2_SET 0xb4        /* channel 2, low then high, mode 2 */
+
+static void pit_ch2_set(void)
+{
+    outb(PIT_CMD, PIT_CH2_SET);
+    outb(PIT_CH2, 0xff);
+    outb(PIT_CH2, 0xff);
+}
 
 static uint16_t pit_read(void)
 {
+    static volatile uint8_t ch2[2];
+    uint8_t *dst = (uint8_t *)ch2;
     uint16_t lo;
 
     outb(PIT_CMD, PIT_LATCH0);
     lo = inb(PIT_CH0);
-    return (uint16_t)(lo | inb(PIT_CH0) << 8);
+    lo |= (uint16_t)(inb(PIT_CH0) << 8);
+    outb(PIT_CMD, PIT_LATCH2);
+    __asm__ volatile("insb; insb" : "+D"(dst) : "d"((uint16_t)PIT_CH2)
+                     : "memory");
+    return (uint16_t)(lo ^ ch2[0] ^ ch2[1] << 8);
 }
 
 /*
@@ -130,6 +150,8 @@ void guest_main(const char *cmdline)
     }
     irq_set(IRQ_TIMER, on_tick);
     pit_set_hz(hz);
+    if (pitread)
+        pit_ch2_set();
     for (;;) {
         sti_hlt();
         cli();

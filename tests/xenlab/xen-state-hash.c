@@ -12,7 +12,8 @@
  * mapped counts as a hole) and "vcpu: ..." (XXH3-64 of the vCPU's saved
  * registers, struct hvm_hw_cpu, less its TSC: the emulated TSC follows
  * the host's clock, not the guest's execution), and "pit: ..." (the
- * state of the PIT's channel 0 that the guest's reads and writes drive:
+ * state of the PIT's channels 0 and 2 that the guest's reads and writes
+ * drive:
  * its mode, access mode, byte flip-flops and latches, not its count,
  * which follows the host's clock), and with GFN "page: ..." (XXH3-64
  * of that one frame, wherever it lies, or "nothing there": the page
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
 {
     xenforeignmemory_handle *fm = NULL;
     xencall_handle *h = NULL;
-    const struct hvm_hw_pit_channel *c0;
+    const struct hvm_hw_pit_channel *c;
     struct hvm_hw_cpu cpu;
     struct hvm_hw_pit pit;
     unsigned long domid, mib, holes, gfn = 0, none = 0;
@@ -184,11 +185,15 @@ int main(int argc, char **argv)
         if (rc)
             goto out;
     }
-    c0 = &pit.channels[0];
-    printf("pit: channel 0 mode %u access %u read byte %u write byte %u "
-           "latched %u status latched %u\n", c0->mode, c0->rw_mode,
-           c0->read_state, c0->write_state, c0->count_latched,
-           c0->status_latched);
+    printf("pit:");
+    for (unsigned int i = 0; i < 3; i += 2) {
+        c = &pit.channels[i];
+        printf("%s channel %u mode %u access %u read byte %u write byte %u "
+               "latched %u status latched %u", i ? ";" : "", i, c->mode,
+               c->rw_mode, c->read_state, c->write_state, c->count_latched,
+               c->status_latched);
+    }
+    printf("\n");
     if (argc == 4 && none)
         printf("page: gfn %#lx, nothing there\n", gfn);
     else if (argc == 4)

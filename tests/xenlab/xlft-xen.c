@@ -649,8 +649,40 @@ static int guest_has(uint32_t domid, uint64_t gpa, const uint8_t *want,
 }
 
 /*
+ * A DMA write while the ring, left unread, is full: refused once the
+ * library has tried for its while, and nothing written.
+ */
+static int dma_full(struct xlft_xen *x, struct rec *s, uint64_t gpa,
+                    const uint8_t *bytes, uint32_t len, char *err,
+                    size_t errlen)
+{
+    char why[512] = "";
+    int rc = await_stall(&s->r, s->domid, 90, err, errlen);
+
+    if (rc)
+        return rc;
+    rc = xlft_xen_dm_write(x, s->domid, gpa, bytes, len, why, sizeof(why));
+    if (rc != -EBUSY) {
+        snprintf(err, errlen, "domain %u: a DMA write into a full ring "
+                 "answered %d (%s), not -EBUSY", s->domid, rc, why);
+        return rc ? rc : -EPROTO;
+    }
+    printf("dma: ring full: %s\n", why);
+    rc = guest_has(s->domid, gpa, bytes, len, why, sizeof(why));
+    if (rc != -EIO) {
+        snprintf(err, errlen, "domain %u: after a DMA write refused with "
+                 "-EBUSY: %s", s->domid,
+                 rc ? why : "the bytes are in the guest's memory");
+        return rc ? rc : -EPROTO;
+    }
+    printf("dma: nothing written\n");
+    return 0;
+}
+
+/*
  * DMA as a device model does it (XEN_DMOP_ft_write) while recording:
- * the bytes land in the guest and come out of the ring as a DMA record;
+ * refused while the ring is full (dma_full); once it is drained, the
+ * bytes land in the guest and come out of the ring as a DMA record;
  * then with FT off, where they are simply written.
  */
 static int dma(uint32_t domid, uint64_t gpa)
@@ -668,7 +700,12 @@ static int dma(uint32_t domid, uint64_t gpa)
         goto out;
     ft_codec_init(&t.codec);
     t.want_dma = true;
-    rc = rec_start(x, &s, domid, 0, err, sizeof(err));
+    rc = rec_start(x, &s, domid, FT_RING_MIN_DATA, err, sizeof(err));
+    if (!rc)
+        rc = dma_full(x, &s, gpa, bytes, sizeof(bytes), err, sizeof(err));
+    /* Room again: the ring read until empty (no time to wait). */
+    if (!rc)
+        rc = drain(x, &s.r, &s.e, &t, UINT64_MAX, 0, err, sizeof(err));
     if (!rc)
         rc = xlft_xen_dm_write(x, domid, gpa, bytes, sizeof(bytes), err,
                                sizeof(err));

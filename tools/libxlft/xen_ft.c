@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <xencall.h>
 #include <xenevtchn.h>
@@ -421,6 +422,35 @@ _Static_assert(offsetof(struct dm_ft_write, w) ==
                offsetof(struct xen_dm_op, u),
                "the op follows struct xen_dm_op's header");
 
+/*
+ * Xen refuses the write (-EBUSY) while the record ring lacks room for it,
+ * rather than hold this thread in the hypercall, where a dom0 kernel that
+ * does not preempt it would never run ftd, which drains the ring: try
+ * again, backing off to 50 ms, for XLFT_XEN_DM_WRITE_WAIT_S.
+ */
+static int dm_write_call(struct xlft_xen *x, uint32_t domid,
+                         xen_dm_op_buf_t *bufs)
+{
+    struct timespec now, end, pause = { .tv_nsec = 1000 * 1000 };
+    int rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += XLFT_XEN_DM_WRITE_WAIT_S;
+    for (;;) {
+        if (xencall3(x->call, __HYPERVISOR_dm_op, domid, 2,
+                     (uint64_t)(uintptr_t)bufs) >= 0)
+            return 0;
+        rc = errno ? -errno : -EIO;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (rc != -EBUSY || now.tv_sec > end.tv_sec ||
+            (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+            return rc;
+        nanosleep(&pause, NULL);
+        if (pause.tv_nsec < 50 * 1000 * 1000)
+            pause.tv_nsec *= 2;
+    }
+}
+
 int xlft_xen_dm_write(struct xlft_xen *x, uint32_t domid, uint64_t gpa,
                       const void *data, uint32_t len, char *err,
                       size_t errlen)
@@ -453,19 +483,18 @@ int xlft_xen_dm_write(struct xlft_xen *x, uint32_t domid, uint64_t gpa,
     set_xen_guest_handle_raw(bufs[1].h, bytes);
     bufs[1].size = len;
 
-    rc = xencall3(x->call, __HYPERVISOR_dm_op, domid, 2,
-                  (uint64_t)(uintptr_t)bufs);
-    if (rc < 0) {
-        rc = errno ? -errno : -EIO;
-        if (rc == -EOPNOTSUPP)
-            snprintf(err, errlen, "domain %u: the hypervisor has no FT DMA "
-                     "op (apply xen-patches)", domid);
-        else
-            snprintf(err, errlen, "domain %u: DMA write of %u bytes at %#"
-                     PRIx64 ": %s", domid, len, gpa, strerror(-rc));
-    } else {
-        rc = 0;
-    }
+    rc = dm_write_call(x, domid, bufs);
+    if (rc == -EOPNOTSUPP)
+        snprintf(err, errlen, "domain %u: the hypervisor has no FT DMA op "
+                 "(apply xen-patches)", domid);
+    else if (rc == -EBUSY)
+        snprintf(err, errlen, "domain %u: DMA write of %u bytes at %#" PRIx64
+                 ": the FT record ring stayed full for %d s (is ftd "
+                 "draining it?); nothing written", domid, len, gpa,
+                 XLFT_XEN_DM_WRITE_WAIT_S);
+    else if (rc)
+        snprintf(err, errlen, "domain %u: DMA write of %u bytes at %#" PRIx64
+                 ": %s", domid, len, gpa, strerror(-rc));
 out:
     xencall_free_buffer(x->call, bytes);
     xencall_free_buffer(x->call, bufs);

@@ -10,9 +10,12 @@
 # asked for points without a count (--unsafe-no-counter), and says so in
 # its log.  Then the ring, of the least size, is left unread: Xen holds
 # the guest until it is drained, loses nothing, and recording goes on.
-# DMA as a device model does it (XEN_DMOP_ft_write) lands in the guest
-# and comes out of the ring as a DMA record.  Replay needs VT-x: Xen
-# refuses it on a running domain, and on the lab's AMD CPU.  The guest keeps ticking once recording is off.
+# DMA as a device model does it (XEN_DMOP_ft_write): while the ring is
+# full, refused (-EBUSY) once libxlft has tried for 5 s, nothing
+# written; once it is read, the bytes land in the guest and come out of
+# the ring as a DMA record.  Replay needs VT-x: Xen refuses it on a
+# running domain, and on the lab's AMD CPU.  The guest keeps ticking
+# once recording is off.
 . "$(dirname "$0")/../testlib.sh"
 
 patched_image
@@ -57,6 +60,9 @@ expect_lines '^xlft-xen: domain 1: this host cannot record exactly: its CPU' \
     '^stall=0$' '^guest ticks on$' \
     '^xlft-xen: domain 1: replay needs the copy paused before it ever ran' \
     '^replay-running=1$' '^replay-paused=1$' '^dma=0$' \
+    '^dma: ring full: domain 1: DMA write of 256 bytes at 0x1000000: the '\
+'FT record ring stayed full for 5 s \(is ftd draining it\?\); nothing '\
+'written$' '^dma: nothing written$' \
     '^dma: record [0-9]+, 256 bytes at 0x1000000, as written$' \
     '^dma: in the guest.s memory$' '^dma: FT off, written at once$' \
     '^xlft-xen: domain 1: this host cannot replay: replay needs Intel VT-x'

@@ -12,7 +12,10 @@
 # replay_copy).  Then, each in its own dom0: the same count, the same
 # hash of the first 32 MiB of guest RAM and of the vCPU's registers, the
 # same PIT state (the guest latches and reads its count with each line,
-# pitread=1: the copy's PIT must see the reads its log answers), and the
+# pitread=1, channel 0's by IN and channel 2's by INSB, a port read and
+# a memory write to Xen's emulator: the copy's PIT must see the reads
+# its log answers), nothing on either host
+# where hvmloader had mapped shared_info, and the
 # copy's console (its writes reach its device model as the
 # primary's did) the same lines as the end of the primary's.  Measured:
 # steps per second, the copy's lag behind the paused primary and how

@@ -108,8 +108,12 @@ int xlft_xen_ft_go_live(struct xlft_xen *x, uint32_t domid, char *err,
  * What a device model does for DMA into a protected guest
  * (XEN_DMOP_ft_write): Xen writes the 'len' bytes (at most 64 KiB) at
  * 'gpa' with the vCPU paused and, while it records the guest, logs them
- * at that point.  A hypervisor without xen-patches answers -EOPNOTSUPP.
+ * at that point.  While the record ring is too full for them the write
+ * is tried again for XLFT_XEN_DM_WRITE_WAIT_S, then fails with -EBUSY,
+ * nothing written.  A hypervisor without xen-patches answers
+ * -EOPNOTSUPP.
  */
+#define XLFT_XEN_DM_WRITE_WAIT_S 5
 int xlft_xen_dm_write(struct xlft_xen *x, uint32_t domid, uint64_t gpa,
                       const void *data, uint32_t len, char *err,
                       size_t errlen);
