@@ -114,7 +114,7 @@
 #define DMA_WAIT_N 40
 #define DMA_WAIT_LEN 4096
 #define DMA_WAIT_STRIDE 8192
-/* dma-wait: records (about two a tick) read before the device model stops. */
+/* dma-wait: records read, the guest running on, before QEMU is stopped. */
 #define DMA_WAIT_SETTLE 200
 
 static uint32_t enable_flags;
