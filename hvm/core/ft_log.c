@@ -121,7 +121,16 @@ int ft_log_decode_head(const struct ft_codec *c, const uint8_t *buf,
     switch ( r->kind )
     {
     case FT_K_EXTINT:
-        r->u.intr.vector = (h & H_K) ? b->vector : (uint8_t)get_le(&s, 1);
+        if ( h & H_K )
+        {
+            r->u.intr.vector = b->vector;
+            r->u.intr.src = b->intr_src;
+            break;
+        }
+        r->u.intr.vector = (uint8_t)get_le(&s, 1);
+        r->u.intr.src = (uint8_t)get_le(&s, 1);
+        if ( r->u.intr.src >= FT_INTR_NR )
+            bad(&s);
         break;
 
     case FT_K_EVENT:
@@ -223,8 +232,7 @@ int ft_log_decode_head(const struct ft_codec *c, const uint8_t *buf,
         break;
 
     case FT_K_DMA:
-        if ( h & H_K )
-            bad(&s);
+        r->u.dma.insn = h & H_K;
         r->u.dma.gpa = get_varint(&s);
         v = get_varint(&s);
         if ( v == 0 || v > FT_DMA_MAX )
@@ -327,6 +335,12 @@ bool ft_log_kind_is_sync(unsigned int kind)
     }
 }
 
+bool ft_log_rec_is_sync(const struct ft_log_rec *r)
+{
+    return ft_log_kind_is_sync(r->kind) ||
+           (r->kind == FT_K_DMA && r->u.dma.insn);
+}
+
 const char *ft_log_kind_name(unsigned int kind)
 {
     static const char *const names[FT_K_NR] = {
@@ -349,5 +363,7 @@ const char *ft_log_kind_name(unsigned int kind)
         return names[kind];
     if ( kind == FT_K_HALTED )
         return "halt";
+    if ( kind == FT_K_STRING )
+        return "string read";
     return "nothing";
 }

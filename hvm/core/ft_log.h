@@ -17,10 +17,10 @@
 
 #include "ft_base.h"
 
-#define FT_LOG_VERSION      2u  /* 2: DMA into the device state */
+#define FT_LOG_VERSION      3u  /* 3: an interrupt's source, string reads */
 
 /* Record kinds (low 4 bits of the first byte). */
-#define FT_K_EXTINT     0   /* external interrupt: vector */
+#define FT_K_EXTINT     0   /* external interrupt: vector, source */
 #define FT_K_NMI        1
 #define FT_K_EVENT      2   /* other injected event (exception, MCE, ...) */
 #define FT_K_TSC        3   /* RDTSC/RDTSCP result */
@@ -35,6 +35,7 @@
 #define FT_K_OUTPUT    12   /* an output was produced at this point */
 #define FT_K_NR        13
 /* Not record kinds: what a replayed vCPU did, in a diagnosis. */
+#define FT_K_STRING  0xfd   /* the vCPU did a string read */
 #define FT_K_HALTED  0xfe   /* the vCPU halted */
 #define FT_K_NONE    0xff
 
@@ -45,6 +46,15 @@
 #define FT_LOG_HEAD_MAX 64u     /* encoded size of any record but DMA data */
 #define FT_LOG_REC_MAX  (FT_LOG_HEAD_MAX + FT_DMA_MAX)
 
+/*
+ * Which interrupt controller gave an FT_K_EXTINT, so that a copy can
+ * acknowledge it to the same one: a vector alone does not say (an MSI
+ * may use a vector in a PIC's range).
+ */
+#define FT_INTR_LAPIC       0u
+#define FT_INTR_PIC         1u
+#define FT_INTR_NR          2u
+
 /* FT_K_EVENT types: those of Xen's struct x86_event. */
 #define FT_EV_TYPE_MAX      7u
 
@@ -53,7 +63,7 @@ struct ft_log_rec {
     uint8_t kind;                /* FT_K_* */
     struct ft_point pt;
     union {
-        struct { uint8_t vector; } intr;
+        struct { uint8_t vector; uint8_t src; } intr;  /* src: FT_INTR_* */
         struct {
             uint8_t type;        /* X86_EVENTTYPE_* (0..7) */
             uint8_t vector;
@@ -71,6 +81,13 @@ struct ft_log_rec {
         struct {
             uint64_t gpa;
             uint32_t len;
+            /*
+             * What a string read (rep ins, rep movs from MMIO) of the
+             * instruction at pt wrote: that instruction takes it.  Else
+             * the device model's write, applied before the guest runs on.
+             * (Here, in the words u.w[] holds.)
+             */
+            bool insn;
             const uint8_t *data; /* decode: NULL unless within the buffer */
         } dma;
         struct { uint64_t hash; } sync;
@@ -96,6 +113,7 @@ struct ft_codec {
     uint8_t pio_size;
     uint8_t mmio_size;
     uint8_t vector;
+    uint8_t intr_src;
     uint8_t rip_last;            /* slot of the last record's rip */
     uint8_t rip_next;            /* slot the next new rip takes */
 };
@@ -154,6 +172,8 @@ int ft_log_check(struct ft_codec *c, const uint8_t *buf, uint32_t len,
  * RAND, OUTPUT.  The others happen to the vCPU at a recorded point.
  */
 bool ft_log_kind_is_sync(unsigned int kind);
+/* The same for a record: a string read's DMA is asked for too. */
+bool ft_log_rec_is_sync(const struct ft_log_rec *r);
 const char *ft_log_kind_name(unsigned int kind);
 
 #endif /* FT_LOG_H */

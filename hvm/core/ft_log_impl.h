@@ -107,6 +107,10 @@ static ft_always_inline int ft_log_check_inline(const struct ft_codec *c,
 
     switch ( r->kind )
     {
+    case FT_K_EXTINT:
+        if ( r->u.intr.src >= FT_INTR_NR )
+            return FT_EINVAL;
+        break;
     case FT_K_EVENT:
         if ( r->u.event.type > FT_EV_TYPE_MAX )
             return FT_EINVAL;
@@ -170,10 +174,13 @@ ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
     switch ( r->kind )
     {
     case FT_K_EXTINT:
-        if ( r->u.intr.vector == c->vector )
+        if ( r->u.intr.vector == c->vector && r->u.intr.src == c->intr_src )
             h |= H_K;
         else
+        {
             *p++ = r->u.intr.vector;
+            *p++ = r->u.intr.src;
+        }
         break;
 
     case FT_K_EVENT:
@@ -239,6 +246,8 @@ ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
         break;
 
     case FT_K_DMA:
+        if ( r->u.dma.insn )
+            h |= H_K;
         p = put_varint(p, r->u.dma.gpa);
         p = put_varint(p, r->u.dma.len);
         break;
@@ -282,6 +291,7 @@ static ft_always_inline void ft_codec_advance_inline(struct ft_codec *c,
     {
     case FT_K_EXTINT:
         c->vector = r->u.intr.vector;
+        c->intr_src = r->u.intr.src;
         break;
     case FT_K_TSC:
         c->tsc_delta = r->u.tsc.value - c->tsc;

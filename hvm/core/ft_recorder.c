@@ -114,12 +114,13 @@ static inline void at(struct ft_log_rec *r, unsigned int kind,
 }
 
 int ft_record_extint(struct ft_recorder *rec, const struct ft_point *pt,
-                     uint8_t vector)
+                     uint8_t vector, unsigned int src)
 {
     struct ft_log_rec r;
 
     at(&r, FT_K_EXTINT, pt);
     r.u.intr.vector = vector;
+    r.u.intr.src = src < FT_INTR_NR ? (uint8_t)src : FT_INTR_NR;
     return append(rec, &r, pt);
 }
 
@@ -205,8 +206,8 @@ int ft_record_rand(struct ft_recorder *rec, const struct ft_point *pt,
     return append(rec, &r, pt);
 }
 
-int ft_record_dma(struct ft_recorder *rec, const struct ft_point *pt,
-                  uint64_t gpa, const void *data, uint32_t len)
+static int dma(struct ft_recorder *rec, const struct ft_point *pt,
+               uint64_t gpa, const void *data, uint32_t len, bool insn)
 {
     struct ft_log_rec r;
 
@@ -214,7 +215,20 @@ int ft_record_dma(struct ft_recorder *rec, const struct ft_point *pt,
     r.u.dma.gpa = gpa;
     r.u.dma.len = len;
     r.u.dma.data = data;
+    r.u.dma.insn = insn;
     return append(rec, &r, pt);
+}
+
+int ft_record_dma(struct ft_recorder *rec, const struct ft_point *pt,
+                  uint64_t gpa, const void *data, uint32_t len)
+{
+    return dma(rec, pt, gpa, data, len, false);
+}
+
+int ft_record_string(struct ft_recorder *rec, const struct ft_point *pt,
+                     uint64_t gpa, const void *data, uint32_t len)
+{
+    return dma(rec, pt, gpa, data, len, true);
 }
 
 int ft_record_hlt_wake(struct ft_recorder *rec, const struct ft_point *pt)

@@ -39,8 +39,9 @@ int ft_recorder_init(struct ft_recorder *rec, struct ft_ring *ring);
 /* Sequence number of the last record appended (0: none yet). */
 uint64_t ft_recorder_seq(const struct ft_recorder *rec);
 
+/* src: FT_INTR_*, the controller that gave it (FT_EINVAL otherwise). */
 int ft_record_extint(struct ft_recorder *rec, const struct ft_point *pt,
-                     uint8_t vector);
+                     uint8_t vector, unsigned int src);
 int ft_record_nmi(struct ft_recorder *rec, const struct ft_point *pt);
 /* type: Xen's X86_EVENTTYPE_*; errcode/cr2 are recorded when present. */
 int ft_record_event(struct ft_recorder *rec, const struct ft_point *pt,
@@ -62,6 +63,9 @@ int ft_record_rand(struct ft_recorder *rec, const struct ft_point *pt,
 /* 1 to FT_DMA_MAX bytes written into guest memory at 'gpa'. */
 int ft_record_dma(struct ft_recorder *rec, const struct ft_point *pt,
                   uint64_t gpa, const void *data, uint32_t len);
+/* The same, written by the string read of the instruction at 'pt'. */
+int ft_record_string(struct ft_recorder *rec, const struct ft_point *pt,
+                     uint64_t gpa, const void *data, uint32_t len);
 int ft_record_hlt_wake(struct ft_recorder *rec, const struct ft_point *pt);
 int ft_record_progress(struct ft_recorder *rec, const struct ft_point *pt);
 int ft_record_sync(struct ft_recorder *rec, const struct ft_point *pt,

@@ -150,18 +150,12 @@ int ft_replay_next(struct ft_replayer *rp, const struct ft_log_rec **next)
     return rc;
 }
 
-int ft_replay_async(struct ft_replayer *rp, const struct ft_point *at,
-                    struct ft_log_rec *ev, ft_dma_fn dma, void *opaque)
+/* Take the next record, at the vCPU's point: DMA writes its data first. */
+static int take(struct ft_replayer *rp, const struct ft_point *at,
+                struct ft_log_rec *ev, ft_dma_fn dma, void *opaque)
 {
     const struct ft_log_rec *n = &rp->next;
-    int rc = fill(rp);
-
-    if ( rc )
-        return rc;
-    if ( ft_log_kind_is_sync(n->kind) || (n->kind == FT_K_DMA && !dma) )
-        return FT_EINVAL;
-    if ( !same_point(at, &n->pt) )
-        return diverge(rp, FT_DIAG_POINT, FT_K_NONE, at);
+    int rc;
 
     if ( n->kind == FT_K_DMA )
     {
@@ -181,6 +175,21 @@ int ft_replay_async(struct ft_replayer *rp, const struct ft_point *at,
     *ev = *n;
     consume(rp);
     return FT_OK;
+}
+
+int ft_replay_async(struct ft_replayer *rp, const struct ft_point *at,
+                    struct ft_log_rec *ev, ft_dma_fn dma, void *opaque)
+{
+    const struct ft_log_rec *n = &rp->next;
+    int rc = fill(rp);
+
+    if ( rc )
+        return rc;
+    if ( ft_log_rec_is_sync(n) || (n->kind == FT_K_DMA && !dma) )
+        return FT_EINVAL;
+    if ( !same_point(at, &n->pt) )
+        return diverge(rp, FT_DIAG_POINT, FT_K_NONE, at);
+    return take(rp, at, ev, dma, opaque);
 }
 
 /* The parameters that identify a synchronous input must match. */
@@ -267,22 +276,28 @@ int ft_replay_string(struct ft_replayer *rp, const struct ft_point *at,
     *done = 0;
     if ( rc )
         return rc;
-    if ( !size || !dma )
+    if ( !size || !dma || !reps )
         return FT_EINVAL;
-    if ( n->kind != FT_K_DMA || !same_point(at, &n->pt) )
-        return FT_OK;
+    /*
+     * The primary logs every string read into RAM, or stops: a device
+     * model's DMA at this point is not this instruction's.
+     */
+    if ( n->kind != FT_K_DMA || !n->u.dma.insn )
+        return diverge(rp, FT_DIAG_KIND, FT_K_STRING, at);
+    if ( !same_point(at, &n->pt) )
+        return diverge(rp, FT_DIAG_POINT, FT_K_STRING, at);
 
     /* Another instruction's bytes, or memory the vCPU never wrote. */
     items = n->u.dma.len / size;
     if ( n->u.dma.len % size || items > reps )
-        return mismatch(rp, at, FT_K_DMA, FT_DIAG_P_SIZE, n->u.dma.len,
+        return mismatch(rp, at, FT_K_STRING, FT_DIAG_P_SIZE, n->u.dma.len,
                         reps * size);
     first = down ? gpa - (items - 1) * size : gpa;
     if ( n->u.dma.gpa != first )
-        return mismatch(rp, at, FT_K_DMA, FT_DIAG_P_GPA, n->u.dma.gpa,
+        return mismatch(rp, at, FT_K_STRING, FT_DIAG_P_GPA, n->u.dma.gpa,
                         first);
 
-    rc = ft_replay_async(rp, at, &ev, dma, opaque);
+    rc = take(rp, at, &ev, dma, opaque);
     if ( !rc )
         *done = items;
     return rc;
@@ -298,7 +313,7 @@ int ft_replay_guard(struct ft_replayer *rp, const struct ft_point *at,
     *target = 0;
     if ( rc )
         return rc;
-    if ( ft_log_kind_is_sync(n->kind) )
+    if ( ft_log_rec_is_sync(n) )
         return FT_OK;
     if ( n->pt.count - at->count > skid )
     {
@@ -336,7 +351,7 @@ int ft_replay_halted(struct ft_replayer *rp, const struct ft_point *at)
 
     if ( rc )
         return rc;
-    if ( ft_log_kind_is_sync(n->kind) )
+    if ( ft_log_rec_is_sync(n) )
         return diverge(rp, FT_DIAG_KIND, FT_K_HALTED, at);
     if ( !same_point(at, &n->pt) )
         return diverge(rp, FT_DIAG_POINT, FT_K_HALTED, at);

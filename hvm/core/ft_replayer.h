@@ -5,13 +5,14 @@
  *
  * The vCPU runs toward the point of the next record (ft_replay_next) and
  * never past it:
- *  - if that record is asynchronous (an interrupt, NMI, event, DMA, halt
- *    wake-up, progress or sync record), the vCPU stops exactly at its
- *    point and calls ft_replay_async, which checks the point and hands
- *    back the event to inject or apply;
+ *  - if that record is asynchronous (an interrupt, NMI, event, the
+ *    device model's DMA, halt wake-up, progress or sync record), the
+ *    vCPU stops exactly at its point and calls ft_replay_async, which
+ *    checks the point and hands back the event to inject or apply;
  *  - if it is synchronous (TSC, MSR, port or MMIO read, RDRAND/RDSEED,
- *    output), the vCPU runs until it executes the instruction that asks
- *    for it and calls ft_replay_sync, which checks kind, point and
+ *    output, a string read's DMA: ft_log_rec_is_sync), the vCPU runs
+ *    until it executes the instruction that asks for it and calls
+ *    ft_replay_sync (ft_replay_string), which checks kind, point and
  *    parameters and answers with the recorded value;
  *  - if the vCPU halts, it calls ft_replay_halted;
  *  - a vCPU that may have gone past the next record's count without
@@ -90,11 +91,11 @@ int ft_replay_sync(struct ft_replayer *rp, const struct ft_point *at,
  * The vCPU at 'at' executes a string read into RAM of up to 'reps' items
  * of 'size' bytes, the first at 'gpa', the next ones above it (below it
  * if 'down').  The primary logged the bytes it moved as one DMA record
- * at this point, or none if they went nowhere in RAM.  That record must
+ * of this instruction's (u.dma.insn) at this point.  That record must
  * hold whole items, at most 'reps', ending (starting, if 'down') at the
  * first item: then FT_OK, its bytes written with 'dma' and *done the
- * items they hold.  With no DMA record at this point, FT_OK and *done 0.
- * FT_EDIVERGE if the record's address or length does not fit.
+ * items they hold (at least one).  FT_EDIVERGE if the next record is
+ * another, or its address or length does not fit.
  */
 int ft_replay_string(struct ft_replayer *rp, const struct ft_point *at,
                      uint64_t gpa, uint32_t size, uint64_t reps, bool down,

@@ -277,6 +277,8 @@ void lapic_ack_vector(struct ftvm *vm, uint8_t vector);
 bool ftvm_pic_vector(const struct ftvm *vm, uint8_t vector);
 int ftvm_irq_pending(struct ftvm *vm);
 void ftvm_irq_ack(struct ftvm *vm, uint8_t vector);
+/* Whose the vector is: FT_INTR_PIC or FT_INTR_LAPIC, as the log says. */
+unsigned int ftvm_irq_src(const struct ftvm *vm, uint8_t vector);
 
 /* devices.c: the PCI bus and the MMIO behind it */
 extern const uint8_t ftvm_mac[6];       /* the guest's NIC */

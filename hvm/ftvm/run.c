@@ -93,6 +93,7 @@ static enum step live_step(struct ftvm *vm, uint64_t insns,
         if (ftvm_can_take(vm)) {
             r.kind = FT_K_EXTINT;
             r.u.intr.vector = (uint8_t)v;
+            r.u.intr.src = (uint8_t)ftvm_irq_src(vm, (uint8_t)v);
             if (!record_ok(vm, &r))
                 return STEP_FAIL;
             ftvm_irq_ack(vm, (uint8_t)v);
@@ -181,6 +182,9 @@ static enum step replay_async(struct ftvm *vm)
                 : "has halted with interrupts disabled, for good";
     else if (ev.kind == FT_K_EXTINT && !ftvm_can_take(vm))
         where = "cannot take an interrupt";
+    else if (ev.kind == FT_K_EXTINT &&
+             ev.u.intr.src != ftvm_irq_src(vm, ev.u.intr.vector))
+        where = "has that vector from the other interrupt controller";
     else if (ev.kind == FT_K_HLT_WAKE && !vm->halted)
         where = "is not halted";
     if (where) {
@@ -262,7 +266,7 @@ static enum step replay_step(struct ftvm *vm)
             return STEP_FAIL;
         }
     }
-    if (ft_log_kind_is_sync(next->kind)) {
+    if (ft_log_rec_is_sync(next)) {
         /* Run until the instruction asks; one more is an overrun. */
         vm->stop_at = next->pt.count + 1;
         return ftvm_execute(vm);

@@ -13,6 +13,8 @@
  *   pitread=1  with each line, latch the PIT's count and read it, low
  *              byte then high, as Linux's i8253 clocksource does; and
  *              channel 2's, by INSB
+ *   pitread=2  the same, but channel 2's by one REP INSB of two bytes,
+ *              as a driver reads a device's data port
  *   grantmap=GFN before the timer starts, map the first frame of its
  *              grant table at GFN, as PV drivers do, and print Xen's
  *              answer (a Xen HVM guest only)
@@ -66,18 +68,23 @@ static void pit_ch2_set(void)
     outb(PIT_CH2, 0xff);
 }
 
-static uint16_t pit_read(void)
+static uint16_t pit_read(bool rep)
 {
     static volatile uint8_t ch2[2];
     uint8_t *dst = (uint8_t *)ch2;
+    uint32_t n = sizeof(ch2);
     uint16_t lo;
 
     outb(PIT_CMD, PIT_LATCH0);
     lo = inb(PIT_CH0);
     lo |= (uint16_t)(inb(PIT_CH0) << 8);
     outb(PIT_CMD, PIT_LATCH2);
-    __asm__ volatile("insb; insb" : "+D"(dst) : "d"((uint16_t)PIT_CH2)
-                     : "memory");
+    if (rep)
+        __asm__ volatile("rep insb" : "+D"(dst), "+c"(n)
+                         : "d"((uint16_t)PIT_CH2) : "memory");
+    else
+        __asm__ volatile("insb; insb" : "+D"(dst) : "d"((uint16_t)PIT_CH2)
+                         : "memory");
     return (uint16_t)(lo ^ ch2[0] ^ ch2[1] << 8);
 }
 
@@ -162,7 +169,7 @@ void guest_main(const char *cmdline)
             put_hex64(last_tsc);
             puts_uart("\n");
             if (pitread)
-                pool ^= pit_read();
+                pool ^= pit_read(pitread == 2);
             if (hypercall) {
                 puts_uart("idle: Xen answered ");
                 put_hex(xen_call(HYPERVISOR_xen_version, 0, 0));

@@ -175,7 +175,7 @@ static inline int record_one(struct ft_recorder *rec,
 
     switch (r->kind) {
     case FT_K_EXTINT:
-        return ft_record_extint(rec, pt, r->u.intr.vector);
+        return ft_record_extint(rec, pt, r->u.intr.vector, r->u.intr.src);
     case FT_K_NMI:
         return ft_record_nmi(rec, pt);
     case FT_K_EVENT:

@@ -172,9 +172,12 @@ static void kinds(struct gen *g, unsigned int kind)
 
     switch (kind) {
     case FT_K_EXTINT:
-        TOOK(g, ft_record_extint(&g->rec, at(g, 10, RIP_A, 0), 0xef));
-        TOOK(g, ft_record_extint(&g->rec, at(g, 300, RIP_B, 0), 0xef));
-        TOOK(g, ft_record_extint(&g->rec, at(g, 7, RIP_A, 0), 0x30));
+        TOOK(g, ft_record_extint(&g->rec, at(g, 10, RIP_A, 0), 0xef,
+                                 FT_INTR_LAPIC));
+        TOOK(g, ft_record_extint(&g->rec, at(g, 300, RIP_B, 0), 0xef,
+                                 FT_INTR_LAPIC));
+        TOOK(g, ft_record_extint(&g->rec, at(g, 7, RIP_A, 0), 0x30,
+                                 FT_INTR_PIC));
         break;
     case FT_K_NMI:
         TOOK(g, ft_record_nmi(&g->rec, at(g, 1, RIP_C, 0)));
@@ -252,6 +255,8 @@ static void kinds(struct gen *g, unsigned int kind)
         TOOK(g, ft_record_dma(&g->rec, at(g, 20, RIP_A, 0), 0x7ff000,
                               sector, sizeof(sector)));
         TOOK(g, ft_record_dma(&g->rec, at(g, 1, RIP_A, 0), 0, sector, 1));
+        TOOK(g, ft_record_string(&g->rec, at(g, 5, RIP_B, 2), 0x10bd20,
+                                 sector, 2));
         break;
     case FT_K_HLT_WAKE:
         TOOK(g, ft_record_hlt_wake(&g->rec, at(g, 100, RIP_B, 0)));
@@ -306,7 +311,8 @@ static void random_run(struct gen *g, unsigned int nrec, uint32_t seed)
                 x % 7 == 0 ? x % 13 : 0);
         switch ((x >> 4) % FT_K_NR) {
         case FT_K_EXTINT:
-            TOOK(g, ft_record_extint(&g->rec, pt, x % 3 ? 0xef : 0x31));
+            TOOK(g, ft_record_extint(&g->rec, pt, x % 3 ? 0xef : 0x31,
+                                     x % 3 ? FT_INTR_LAPIC : FT_INTR_PIC));
             break;
         case FT_K_NMI:
             TOOK(g, ft_record_nmi(&g->rec, pt));
@@ -335,8 +341,9 @@ static void random_run(struct gen *g, unsigned int nrec, uint32_t seed)
                                    (uint64_t)x * 0x9e3779b97f4a7c15ull));
             break;
         case FT_K_DMA:
-            TOOK(g, ft_record_dma(&g->rec, pt, 0x200000 + (x & 0xfff),
-                                  data, 1 + x % sizeof(data)));
+            TOOK(g, (x & 2 ? ft_record_string : ft_record_dma)(
+                        &g->rec, pt, 0x200000 + (x & 0xfff), data,
+                        1 + x % sizeof(data)));
             break;
         case FT_K_HLT_WAKE:
             TOOK(g, ft_record_hlt_wake(&g->rec, pt));

@@ -56,6 +56,7 @@ void random_record(uint64_t *s, struct ft_point *prev, struct ft_log_rec *r,
     switch (r->kind) {
     case FT_K_EXTINT:
         r->u.intr.vector = (v >> 40) & 1 ? 0x20 : (uint8_t)edgy(s, 0xff);
+        r->u.intr.src = (v >> 41) & 1 ? FT_INTR_PIC : FT_INTR_LAPIC;
         break;
     case FT_K_EVENT:
         r->u.event.type = (uint8_t)(edgy(s, 7));
@@ -101,6 +102,7 @@ void random_record(uint64_t *s, struct ft_point *prev, struct ft_log_rec *r,
         r->u.dma.gpa = edgy(s, UINT64_MAX);
         r->u.dma.len = len;
         r->u.dma.data = dma_buf;
+        r->u.dma.insn = (v >> 44) & 1;
         break;
     }
     case FT_K_SYNC:
@@ -122,7 +124,8 @@ bool record_equal(const struct ft_log_rec *a, const struct ft_log_rec *b)
 
     switch (a->kind) {
     case FT_K_EXTINT:
-        return a->u.intr.vector == b->u.intr.vector;
+        return a->u.intr.vector == b->u.intr.vector &&
+               a->u.intr.src == b->u.intr.src;
     case FT_K_EVENT:
         return a->u.event.type == b->u.event.type &&
                a->u.event.vector == b->u.event.vector &&
@@ -151,6 +154,7 @@ bool record_equal(const struct ft_log_rec *a, const struct ft_log_rec *b)
     case FT_K_DMA:
         return a->u.dma.gpa == b->u.dma.gpa &&
                a->u.dma.len == b->u.dma.len &&
+               a->u.dma.insn == b->u.dma.insn &&
                (!a->u.dma.data || !b->u.dma.data ||
                 !memcmp(a->u.dma.data, b->u.dma.data, a->u.dma.len));
     case FT_K_SYNC:

@@ -346,7 +346,7 @@ static uint8_t stored[LOG_END + 40] = {
     'X', 'E', 'N', 'F', 'T', 'L', 'O', 'G',   /*  0 magic */
     3, 0, 0, 0,                         /*  8 stored log version 3 */
     32, 0, 0, 0,                        /* 12 header size */
-    2, 0,                               /* 16 records' format version 2 */
+    3, 0,                               /* 16 records' format version 3 */
     2,                                  /* 18 counter: steps */
     3,                                  /* 19 cpu: ftvm */
     0, 0, 0, 0,                         /* 20 reserved */
@@ -389,13 +389,16 @@ static void test_stored_log(void)
     uint32_t nrec;
     size_t len;
     FILE *fp;
-    int fd = mkstemp(path);
+    int rc, fd = mkstemp(path);
 
     CU_ASSERT_FATAL(fd >= 0);
     close(fd);
     seal();
-    ASSERT_RC(xlft_logw_open(&w, path, FT_COUNTER_STEPS, FT_CPU_FTVM, msg,
-                             sizeof(msg)), 0);
+    rc = xlft_logw_open(&w, path, FT_COUNTER_STEPS, FT_CPU_FTVM, msg,
+                        sizeof(msg));
+    if (rc)
+        unlink(path);
+    CU_ASSERT_FATAL(rc == 0);
     ASSERT_RC(xlft_logw_append(w, record, sizeof(record), msg, sizeof(msg)),
               0);
     ASSERT_RC(xlft_logw_close(w, msg, sizeof(msg)), 0);
@@ -408,7 +411,8 @@ static void test_stored_log(void)
 
     fp = fmemopen(stored, sizeof(stored), "rb");
     CU_ASSERT_FATAL(fp != NULL);
-    ASSERT_RC(xlft_logr_open_fp(&r, fp, "golden", msg, sizeof(msg)), 0);
+    CU_ASSERT_FATAL(xlft_logr_open_fp(&r, fp, "golden", msg,
+                                      sizeof(msg)) == 0);
     ASSERT_RC(xlft_logr_next(r, &recs, &len, &nrec, &first, msg,
                              sizeof(msg)), 1);
     CU_ASSERT_EQUAL(len, sizeof(record));

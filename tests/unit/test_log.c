@@ -70,6 +70,7 @@ static void test_extremes(void)
             /* Points: rip and rcx at every extreme, count rising. */
             r = at(FT_K_EXTINT, count, v, w);
             r.u.intr.vector = (uint8_t)v;
+            r.u.intr.src = (uint8_t)(w & 1);
             round_trip(&enc, &dec, &r);
             r = at(FT_K_NMI, count, w, v);
             round_trip(&enc, &dec, &r);
@@ -197,6 +198,9 @@ static void test_refused(void)
     r = at(FT_K_EVENT, 100, 0, 0);
     r.u.event.type = 8;
     ASSERT_RC(ft_log_encode(&c, &r, buf), FT_EINVAL);
+    r = at(FT_K_EXTINT, 100, 0, 0);
+    r.u.intr.src = FT_INTR_NR;         /* no such controller */
+    ASSERT_RC(ft_log_encode(&c, &r, buf), FT_EINVAL);
 }
 
 /* Decode bytes from a fresh state; return the decoder's verdict. */
@@ -259,6 +263,15 @@ static void test_malformed(void)
     ASSERT_RC(decode_bytes(dmacut, sizeof(dmacut)), FT_EMORE);
     ASSERT_RC(ft_log_decode_head(NULL, dmacut, sizeof(dmacut), &r), 8);
     CU_ASSERT_PTR_NULL(r.u.dma.data);
+    /* DMA's k bit: a string read's bytes, not the device model's. */
+    uint8_t dmak[] = { FT_K_DMA | 0x10 | 0x80, 0, 0x10, 2, 0xaa, 0xbb };
+    ASSERT_RC(ft_log_decode_head(NULL, dmak, sizeof(dmak), &r), 6);
+    CU_ASSERT(r.u.dma.insn);
+    CU_ASSERT(ft_log_rec_is_sync(&r));
+    dmak[0] &= 0x7f;
+    ASSERT_RC(ft_log_decode_head(NULL, dmak, sizeof(dmak), &r), 6);
+    CU_ASSERT(!r.u.dma.insn);
+    CU_ASSERT(!ft_log_rec_is_sync(&r));
 
     /* The k bit where a kind has no use for it. */
     uint8_t nmik[] = { FT_K_NMI | 0x10 | 0x80, 0 };
@@ -282,6 +295,13 @@ static void test_malformed(void)
     ASSERT_RC(decode_bytes(mmiowide, sizeof(mmiowide)), FT_EBADMSG);
     uint8_t rand3[] = { FT_K_RAND | 0x10, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8 };
     ASSERT_RC(decode_bytes(rand3, sizeof(rand3)), FT_EBADMSG);
+
+    /* EXTINT: a source that is no controller; one cut after its vector. */
+    uint8_t intsrc[] = { FT_K_EXTINT | 0x10, 0, 0x27, FT_INTR_NR };
+    ASSERT_RC(decode_bytes(intsrc, sizeof(intsrc)), FT_EBADMSG);
+    intsrc[3] = FT_INTR_PIC;
+    ASSERT_RC(decode_bytes(intsrc, sizeof(intsrc)), 4);
+    ASSERT_RC(decode_bytes(intsrc, 3), FT_EMORE);
 
     /* EVENT: type above 7 or stray bits; MSR index above 32 bits. */
     uint8_t ev9[] = { FT_K_EVENT | 0x10, 0, 9, 14, 0 };

@@ -80,7 +80,8 @@ static void test_faithful(void)
               FT_OK);
     ASSERT_RC(ft_record_dma(&g.rec, P(200, 0x1020, 0), 0x100, data,
                             sizeof(data)), FT_OK);
-    ASSERT_RC(ft_record_extint(&g.rec, P(200, 0x1020, 0), 0x20), FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(200, 0x1020, 0), 0x20, FT_INTR_PIC),
+              FT_OK);
     ASSERT_RC(ft_record_mmio(&g.rec, P(260, 0x2000, 5), 0xfebf0008, 4,
                              0xdeadbeef), FT_OK);
     ASSERT_RC(ft_record_msr(&g.rec, P(270, 0x2004, 5), 0x10, 1ull << 40),
@@ -311,7 +312,7 @@ static void test_divergence_kinds(void)
 
     /* An interrupt delivered one instruction late. */
     rig_new(&g);
-    ft_record_extint(&g.rec, P(50, 0x100, 0), 0x20);
+    ft_record_extint(&g.rec, P(50, 0x100, 0), 0x20, FT_INTR_PIC);
     ASSERT_RC(ft_replay_async(&g.rp, P(51, 0x102, 0), &ev, NULL, NULL),
               FT_EDIVERGE);
     d = ft_replay_diag(&g.rp);
@@ -535,8 +536,8 @@ static void test_string_read(void)
 
         rig_new(&g);
         memset(guest, 0, sizeof(guest));
-        ASSERT_RC(ft_record_dma(&g.rec, P(50, 0x1000, 8), 0x400, data,
-                                sizeof(data)), FT_OK);
+        ASSERT_RC(ft_record_string(&g.rec, P(50, 0x1000, 8), 0x400, data,
+                                   sizeof(data)), FT_OK);
         rc = ft_replay_string(&g.rp, P(50, 0x1000, 8), cases[i].gpa,
                               cases[i].size, cases[i].reps, cases[i].down,
                               dma_write, &calls, &done);
@@ -555,22 +556,70 @@ static void test_string_read(void)
         free(g.mem);
     }
 
-    /* No DMA at this point: the read went nowhere in RAM. */
-    {
+    /*
+     * Nothing of its own at its point: the string read diverges, whether
+     * its DMA is elsewhere or the device model's DMA is there instead.
+     */
+    for (int dm = 0; dm < 2; dm++) {
         struct rig g;
         uint64_t done = 99;
-        int calls = 0;
+        int calls = 0, rc;
 
         rig_new(&g);
-        ASSERT_RC(ft_record_dma(&g.rec, P(51, 0x1000, 8), 0x400, data,
-                                sizeof(data)), FT_OK);
+        rc = dm ? ft_record_dma(&g.rec, P(50, 0x1000, 8), 0x400, data,
+                                sizeof(data))
+                : ft_record_string(&g.rec, P(51, 0x1000, 8), 0x400, data,
+                                   sizeof(data));
+        ASSERT_RC(rc, FT_OK);
         ASSERT_RC(ft_replay_string(&g.rp, P(50, 0x1000, 8), 0x400, 2, 8,
-                                   false, dma_write, &calls, &done), FT_OK);
+                                   false, dma_write, &calls, &done),
+                  FT_EDIVERGE);
         CU_ASSERT_EQUAL(done, 0);
         CU_ASSERT_EQUAL(calls, 0);
-        CU_ASSERT(!ft_replay_drained(&g.rp));
+        CU_ASSERT_EQUAL(ft_replay_diag(&g.rp)->vcpu_kind, FT_K_STRING);
+        CU_ASSERT_EQUAL(ft_replay_diag(&g.rp)->reason,
+                        dm ? FT_DIAG_KIND : FT_DIAG_POINT);
         free(g.mem);
     }
+}
+
+/*
+ * A string read's DMA is the instruction's to take: never delivered at
+ * its point before the guest runs on, as the device model's DMA is, and
+ * no halted vCPU waits for it.
+ */
+static void test_string_not_async(void)
+{
+    const struct ft_log_rec *next;
+    struct ft_log_rec ev;
+    enum ft_guard guard;
+    uint64_t target, done;
+    uint8_t data[4] = { 1, 2, 3, 4 };
+    struct rig g;
+    int calls = 0;
+
+    rig_new(&g);
+    ASSERT_RC(ft_record_string(&g.rec, P(50, 0x1000, 8), 0x400, data,
+                               sizeof(data)), FT_OK);
+    ASSERT_RC(ft_replay_next(&g.rp, &next), FT_OK);
+    CU_ASSERT(ft_log_rec_is_sync(next));
+    ASSERT_RC(ft_replay_guard(&g.rp, P(40, 0x800, 0), 4, &guard, &target),
+              FT_OK);
+    CU_ASSERT_EQUAL(guard, FT_GUARD_NONE);
+    ASSERT_RC(ft_replay_async(&g.rp, P(50, 0x1000, 8), &ev, dma_write,
+                              &calls), FT_EINVAL);
+    CU_ASSERT_EQUAL(calls, 0);
+    ASSERT_RC(ft_replay_string(&g.rp, P(50, 0x1000, 8), 0x400, 1, 8, false,
+                               dma_write, &calls, &done), FT_OK);
+    CU_ASSERT_EQUAL(done, 4);
+    CU_ASSERT(ft_replay_drained(&g.rp));
+    free(g.mem);
+
+    rig_new(&g);
+    ASSERT_RC(ft_record_string(&g.rec, P(50, 0x1000, 8), 0x400, data,
+                               sizeof(data)), FT_OK);
+    ASSERT_RC(ft_replay_halted(&g.rp, P(50, 0x1000, 8)), FT_EDIVERGE);
+    free(g.mem);
 }
 
 /*
@@ -586,9 +635,12 @@ static void test_guard(void)
     uint64_t target;
 
     rig_new(&g);
-    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x20), FT_OK);
-    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x21), FT_OK);
-    ASSERT_RC(ft_record_extint(&g.rec, P(1000, 0x2000, 0), 0x22), FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x20, FT_INTR_PIC),
+              FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x21, FT_INTR_PIC),
+              FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(1000, 0x2000, 0), 0x22, FT_INTR_PIC),
+              FT_OK);
     ASSERT_RC(ft_record_tsc(&g.rec, P(1010, 0x2004, 0), 77), FT_OK);
 
     /* Within the skid of the first record: steps; further: the count. */
@@ -651,6 +703,8 @@ void register_replay_tests(void)
     CU_add_test(s, "stalled producer is notified", test_notify_producer);
     CU_add_test(s, "a string read takes only a DMA record that fits",
                 test_string_read);
+    CU_add_test(s, "a string read's DMA is not delivered asynchronously",
+                test_string_not_async);
     CU_add_test(s, "after an event, the vCPU is guarded to the next record",
                 test_guard);
     CU_add_test(s, "diagnosis: right record, no leak, overrun",

@@ -271,11 +271,13 @@ replayed_to() {
     grep -q " seq $rc_seq count [0-9]* stopped 0\$" /tmp/st.txt
 }
 
-# replay_primary GUEST STEPS: GUEST (domain 1, running) protected by ftd
-# primary (hostA) towards $XENLAB_PEER:7801, with $opts, until it has
-# run STEPS steps protected; then paused as above, compared, destroyed.
+# replay_primary GUEST STEPS [CMD]: GUEST (domain 1, running) protected
+# by ftd primary (hostA) towards $XENLAB_PEER:7801, with $opts, CMD run
+# (sh -c) once it is, until it has run STEPS steps protected; then
+# paused as above, compared, destroyed.
 replay_primary() {
     primary_protect $1
+    [ -z "${3:-}" ] || sh -c "$3" || { echo "failed: $3"; exit 1; }
     rp_steps=$2
     rp_t0=$(date +%s%N)
     stepping 600 "$2 steps"

@@ -13,11 +13,13 @@
  * registers, struct hvm_hw_cpu, less its TSC: the emulated TSC follows
  * the host's clock, not the guest's execution), and "pit: ..." (the
  * state of the PIT's channels 0 and 2 that the guest's reads and writes
- * drive:
- * its mode, access mode, byte flip-flops and latches, not its count,
- * which follows the host's clock), and with GFN "page: ..." (XXH3-64
- * of that one frame, wherever it lies, or "nothing there": the page
- * hvmloader mapped shared_info at, say).  The guest should be paused;
+ * drive: its mode, access mode, byte flip-flops and latches, not its
+ * count, which follows the host's clock), "irq: ..." (the vectors the
+ * local APIC has in service and the in-service registers of the two
+ * PICs: what the guest has been given and not yet acknowledged; not the
+ * pending ones, which the host's timers raise), and with GFN "page: ..."
+ * (XXH3-64 of that one frame, wherever it lies, or "nothing there": the
+ * page hvmloader mapped shared_info at, say).  The guest should be paused;
  * nothing is written to it.  Exit status 0, 1 with a message naming what
  * failed, 2 on bad usage.
  */
@@ -38,6 +40,7 @@
 
 #define PAGE 4096u
 #define BATCH 256u
+#define APIC_ISR 0x100u    /* in-service register, 8 x 32 bits */
 
 static int bad_usage(void)
 {
@@ -103,9 +106,9 @@ static int ram_hash_from(xenforeignmemory_handle *fm, uint32_t domid,
     return rc;
 }
 
-/* Record 'code' (instance 0) of a partial HVM context, 'len' bytes. */
+/* Record 'code', 'instance' of a partial HVM context, 'len' bytes. */
 static int hvm_record(xencall_handle *h, uint32_t domid, uint16_t code,
-                      void *rec, size_t len)
+                      uint16_t instance, void *rec, size_t len)
 {
     struct xen_domctl *d = xencall_alloc_buffer(h, sizeof(*d));
     uint8_t *buf = xencall_alloc_buffer(h, len);
@@ -119,7 +122,7 @@ static int hvm_record(xencall_handle *h, uint32_t domid, uint16_t code,
     d->interface_version = XEN_DOMCTL_INTERFACE_VERSION;
     d->domain = (domid_t)domid;
     d->u.hvmcontext_partial.type = code;
-    d->u.hvmcontext_partial.instance = 0;
+    d->u.hvmcontext_partial.instance = instance;
     d->u.hvmcontext_partial.bufsz = len;
     set_xen_guest_handle(d->u.hvmcontext_partial.buffer, buf);
     do {
@@ -143,6 +146,8 @@ int main(int argc, char **argv)
     const struct hvm_hw_pit_channel *c;
     struct hvm_hw_cpu cpu;
     struct hvm_hw_pit pit;
+    struct hvm_hw_lapic_regs lapic;
+    struct hvm_hw_vpic pic[2];
     unsigned long domid, mib, holes, gfn = 0, none = 0;
     uint64_t ram, regs, page;
     int rc = -1;
@@ -159,16 +164,26 @@ int main(int argc, char **argv)
                 "libxenforeignmemory: %s\n", strerror(errno));
         goto out;
     }
-    rc = hvm_record(h, domid, HVM_SAVE_CODE(CPU), &cpu, sizeof(cpu));
+    rc = hvm_record(h, domid, HVM_SAVE_CODE(CPU), 0, &cpu, sizeof(cpu));
     if (rc) {
         fprintf(stderr, "xen-state-hash: domain %lu: cannot read its vCPU "
                 "registers: %s\n", domid, strerror(-rc));
         goto out;
     }
-    rc = hvm_record(h, domid, HVM_SAVE_CODE(PIT), &pit, sizeof(pit));
+    rc = hvm_record(h, domid, HVM_SAVE_CODE(PIT), 0, &pit, sizeof(pit));
     if (rc) {
         fprintf(stderr, "xen-state-hash: domain %lu: cannot read its PIT: "
                 "%s\n", domid, strerror(-rc));
+        goto out;
+    }
+    rc = hvm_record(h, domid, HVM_SAVE_CODE(LAPIC_REGS), 0, &lapic,
+                    sizeof(lapic));
+    for (unsigned int i = 0; !rc && i < 2; i++)
+        rc = hvm_record(h, domid, HVM_SAVE_CODE(PIC), i, &pic[i],
+                        sizeof(pic[i]));
+    if (rc) {
+        fprintf(stderr, "xen-state-hash: domain %lu: cannot read its "
+                "interrupt controllers: %s\n", domid, strerror(-rc));
         goto out;
     }
     rc = ram_hash_from(fm, domid, 0, mib << 8, &ram, &holes);
@@ -193,7 +208,17 @@ int main(int argc, char **argv)
                c->rw_mode, c->read_state, c->write_state, c->count_latched,
                c->status_latched);
     }
-    printf("\n");
+    printf("\nirq: local APIC in service");
+    for (unsigned int v = 0, n = 0; v < 256; v++) {
+        uint32_t isr;
+
+        memcpy(&isr, &lapic.data[APIC_ISR + (v / 32) * 16], sizeof(isr));
+        if (isr >> (v % 32) & 1)
+            printf("%s%#x", n++ ? "," : " ", v);
+        else if (v == 255 && !n)
+            printf(" none");
+    }
+    printf("; PIC in service %#x, %#x\n", pic[0].isr, pic[1].isr);
     if (argc == 4 && none)
         printf("page: gfn %#lx, nothing there\n", gfn);
     else if (argc == 4)

@@ -42,6 +42,8 @@
  *                                           take (one of its class is in
  *                                           service) wakes it from HLT:
  *                                           a HLT_WAKE record is logged
+ *   xlft-xen msi DOMID VECTOR               an MSI of that vector (16 to
+ *                                           255) to the guest's APIC 0
  *   xlft-xen speed DOMID PCT                cap the guest at PCT% of a
  *                                           CPU (100: no cap)
  *   xlft-xen replay DOMID                   enable replay on a paused
@@ -133,6 +135,7 @@ static int usage(void)
             "       xlft-xen records DOMID COUNT SECONDS [STALL]\n"
             "       xlft-xen replay DOMID\n"
             "       xlft-xen speed DOMID PCT\n"
+            "       xlft-xen msi DOMID VECTOR\n"
             "       xlft-xen dma DOMID GPA\n"
             "       xlft-xen dma-wait DOMID GPA PID\n"
             "       xlft-xen hlt-wake DOMID\n"
@@ -373,7 +376,8 @@ static void show(const struct ft_log_rec *r)
            (uint64_t)r->pt.rip, (uint64_t)r->pt.rcx);
     switch (r->kind) {
     case FT_K_EXTINT:
-        printf(": vector %#x", r->u.intr.vector);
+        printf(": vector %#x from the %s", r->u.intr.vector,
+               r->u.intr.src == FT_INTR_PIC ? "PIC" : "local APIC");
         break;
     case FT_K_EVENT:
         printf(": type %u vector %#x", r->u.event.type, r->u.event.vector);
@@ -393,7 +397,8 @@ static void show(const struct ft_log_rec *r)
                r->u.mmio.size, r->u.mmio.value);
         break;
     case FT_K_DMA:
-        printf(": gpa %#" PRIx64 " %u bytes", r->u.dma.gpa, r->u.dma.len);
+        printf(": gpa %#" PRIx64 " %u bytes%s", r->u.dma.gpa, r->u.dma.len,
+               r->u.dma.insn ? ", a string read's" : "");
         break;
     }
     printf("\n");
@@ -876,6 +881,24 @@ static int msi(xendevicemodel_handle *dm, uint32_t domid, uint8_t vector,
     snprintf(err, errlen, "domain %u: cannot inject an MSI: %s", domid,
              strerror(errno));
     return -errno;
+}
+
+static int msi_once(uint32_t domid, uint8_t vector)
+{
+    xendevicemodel_handle *dm = xendevicemodel_open(NULL, 0);
+    char err[300];
+    int rc;
+
+    if (!dm) {
+        fprintf(stderr, "xlft-xen: cannot open libxendevicemodel: %s\n",
+                strerror(errno));
+        return 1;
+    }
+    rc = msi(dm, domid, vector, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    xendevicemodel_close(dm);
+    return rc ? 1 : 0;
 }
 
 /*
@@ -1468,6 +1491,17 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "hlt-wake") && argc == 3)
         return hlt_wake(domid);
+    if (!strcmp(argv[1], "msi") && argc == 4) {
+        uint32_t vector;
+
+        if (parse_u32(argv[3], "vector", &vector) || vector < 16 ||
+            vector > 255) {
+            fprintf(stderr, "xlft-xen: msi DOMID VECTOR: the vector is "
+                    "16 to 255\n");
+            return 2;
+        }
+        return msi_once(domid, (uint8_t)vector);
+    }
     if (!strcmp(argv[1], "records") && (argc == 5 || argc == 6)) {
         if (parse_u32(argv[3], "count", &count) ||
             parse_u32(argv[4], "seconds", &seconds) || seconds > 3600 ||

@@ -48,7 +48,7 @@ expect_status 0
 pt='at count 0 rip 0x[0-9a-f]+ rcx 0x[0-9a-f]+'
 expect_lines '^xlft-xen: domain 1: this host cannot record exactly: its CPU' \
     '^safe=1$' '^enabled: counter none$' \
-    "^record external interrupt $pt: vector 0x20\$" \
+    "^record external interrupt $pt: vector 0x20 from the PIC\$" \
     "^record TSC read $pt: 0x[0-9a-f]+\$" \
     "^record port read $pt: port 0x3fd size 1 = 0x" \
     '^records: [3-9][0-9]{3} \([0-9]+ bytes\) in [0-9]+ ms:' \

@@ -12,14 +12,18 @@
 # replay_copy).  Then, each in its own dom0: the same count, the same
 # hash of the first 32 MiB of guest RAM and of the vCPU's registers, the
 # same PIT state (the guest latches and reads its count with each line,
-# pitread=1, channel 0's by IN and channel 2's by INSB, a port read and
-# a memory write to Xen's emulator: the copy's PIT must see the reads
-# its log answers), nothing on either host
-# where hvmloader had mapped shared_info, and the
-# copy's console (its writes reach its device model as the
-# primary's did) the same lines as the end of the primary's.  Measured:
-# steps per second, the copy's lag behind the paused primary and how
-# long it took to replay it.
+# pitread=2, channel 0's by IN and channel 2's by one REP INSB of two
+# bytes, which Xen's emulator does at once as a string read into RAM,
+# logged as the instruction's DMA: the copy's PIT must see the reads its
+# log answers, one for each byte), the same interrupts in service (dom0
+# sends the primary an MSI of vector 0x27 once it is protected, which
+# the guest takes as its IRQ 7 and acknowledges to its PIC alone: it
+# stays in service in the local APIC, the copy's too only if its replay
+# acknowledged it there), nothing on either host where hvmloader had
+# mapped shared_info, and the copy's console (its writes reach its
+# device model as the primary's did) the same lines as the end of the
+# primary's.  Measured: steps per second, the copy's lag behind the
+# paused primary and how long it took to replay it.
 #
 #   +---- QEMU: Xen host 1 ----+  one network   +---- QEMU: Xen host 2 ----+
 #   | idle, recorded (steps)   |                | its copy, replayed       |
@@ -37,7 +41,7 @@ lab --hosts 2 --xen "$image" --timeout 540 -- '
 . /xenft/dom0.sh
 ft_setup
 opts="$opts --timeout 600000"
-fit_cfg idle idle.bin "hz=20 pitread=1"
+fit_cfg idle idle.bin "hz=20 pitread=2"
 if [ "$XENLAB_HOST" = 2 ]; then
     replay_copy idle
     exit 0
@@ -45,7 +49,7 @@ fi
 xl create /tmp/idle.cfg || exit 1
 ticks 2
 peer_ready
-replay_primary idle 20000
+replay_primary idle 20000 "/xenft/xlft-xen msi 1 39"
 '
 expect_status 0
 expect_lines '^primary: ftd: domain [0-9]+: recording into a ring of [0-9]+ '\
@@ -53,6 +57,7 @@ expect_lines '^primary: ftd: domain [0-9]+: recording into a ring of [0-9]+ '\
     '^replayed to seq [0-9]+ in [0-9]+ ms$' \
     '^paused at count [0-9]+, the copy at' '^steps: [0-9]+ in [0-9]+ ms' \
     '^primary ram: 32 MiB' '^copy ram: 32 MiB' \
+    '^primary irq: local APIC in service 0x27;' \
     '^copy console: idle: [0-9]+ ticks'
 expect_replayed
 exit 0
