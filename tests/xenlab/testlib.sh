@@ -94,10 +94,10 @@ diverge_primary idle
 # expect_replayed [quiet]: after dom0.sh's replay_primary and
 # replay_copy, the primary and its copy agree on the count, on the hashes
 # of RAM and registers, on the PIT's state the guest drives (its byte
-# flip-flops: xen-state-hash), on the interrupts in service, on the page where hvmloader had mapped
-# shared_info (which Xen must no longer write), and the copy's console
-# is the end of the primary's (with quiet, both may have written nothing
-# since the copy).
+# flip-flops: xen-state-hash), on the interrupts in service, on the
+# page where hvmloader had mapped shared_info (which Xen must no longer
+# write), and the copy's console is the end of the primary's (with
+# quiet, both may have written nothing since the copy).
 expect_replayed() {
     for what in ram vcpu pit irq page; do
         h1=$(sed -n "s/^primary $what: //p" "$out")

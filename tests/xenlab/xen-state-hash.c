@@ -149,6 +149,7 @@ int main(int argc, char **argv)
     struct hvm_hw_lapic_regs lapic;
     struct hvm_hw_vpic pic[2];
     unsigned long domid, mib, holes, gfn = 0, none = 0;
+    unsigned int in_service = 0;
     uint64_t ram, regs, page;
     int rc = -1;
 
@@ -209,16 +210,15 @@ int main(int argc, char **argv)
                c->status_latched);
     }
     printf("\nirq: local APIC in service");
-    for (unsigned int v = 0, n = 0; v < 256; v++) {
+    for (unsigned int v = 0; v < 256; v++) {
         uint32_t isr;
 
         memcpy(&isr, &lapic.data[APIC_ISR + (v / 32) * 16], sizeof(isr));
         if (isr >> (v % 32) & 1)
-            printf("%s%#x", n++ ? "," : " ", v);
-        else if (v == 255 && !n)
-            printf(" none");
+            printf("%s%#x", in_service++ ? "," : " ", v);
     }
-    printf("; PIC in service %#x, %#x\n", pic[0].isr, pic[1].isr);
+    printf("%s; PIC in service %#x, %#x\n", in_service ? "" : " none",
+           pic[0].isr, pic[1].isr);
     if (argc == 4 && none)
         printf("page: gfn %#lx, nothing there\n", gfn);
     else if (argc == 4)
