@@ -9,6 +9,9 @@
 #     live and its guest carries on the primary's computation;
 #   - the hosts are cut apart (both alive): the heartbeat times out on
 #     both sides and the arbiter lets exactly one copy go on;
+#   - the same with the losing copy paused: it obeys its HALT late and
+#     its ftd says it halted, not that it was lost;
+#   - a secondary lagging beyond the limit slows the primary's guest;
 #   - a secondary with another key is refused, the primary's guest runs on.
 # ARBITER=etcd: the arbiter is an etcd on a third host (else a directory).
 # Without root or ip netns the test says so and exits 77.
@@ -35,10 +38,10 @@ arbiter_up 10.77.9
 newkey "$work/key"
 newkey "$work/other.key"
 
-# pair ROUND [SECONDARY-KEY [LAG-LIMIT-US]]: guests and ftds on both
-# hosts, protected.
+# pair ROUND [SECONDARY-KEY [LAG-LIMIT-US [SECONDARY-TIMEOUT-MS]]]:
+# guests and ftds on both hosts, protected.
 pair() {
-    r=$1 skey=${2:-$work/key} lag=${3:-}
+    r=$1 skey=${2:-$work/key} lag=${3:-} stimeout=${4:-}
     arb=$work/arb.$r
     mkdir -p "$arb"
     inns "$a" gp$r "$ftvm" serve --control "$work/p$r.sock" \
@@ -50,7 +53,7 @@ pair() {
     inns "$b" fs$r "$ftd" secondary --pair vm$r --guest "$work/s$r.sock" \
         --listen 10.77.0.2:7800 --key "$skey" \
         --arbiter "$(arbiter_spec b "$arb")" \
-        --host-name hostB
+        --host-name hostB ${stimeout:+--timeout $stimeout}
     waitfor "listening" "$work/fs$r.out" || return 1
     inns "$a" fp$r "$ftd" primary --pair vm$r --guest "$work/p$r.sock" \
         --peer 10.77.0.2:7800 --key "$work/key" \
@@ -107,6 +110,49 @@ $(cat "$work/fp2.err" "$work/fs2.err")"
     ip -n "$a" link set va up
 else
     bad "protecting the guest: $(cat "$work/fp2.err" "$work/fs2.err" \
+        2>/dev/null)"
+fi
+ip netns pids "$b" | xargs -r kill -KILL 2>/dev/null
+ip netns pids "$a" | xargs -r kill -KILL 2>/dev/null
+
+# 2a. The copy that lost the claim is paused: its platform obeys the
+# HALT late and exits, and its ftd sees the close before the reply (ftd
+# paused until then).  The copy was halted, as asked: not lost.  The
+# secondary's longer heartbeat timeout lets the primary claim first.
+queued() {     # queued NS SOCKET: a request waits in SOCKET's queue
+    ip netns exec "$1" ss -xn | awk -v s="$2" '$5 == s && $3 > 0' |
+        grep -q .
+}
+if pair 5 "$work/key" "" 3000 && waitfor "replaying" "$work/fs5.err" &&
+   waitfor "protected" "$work/fp5.err"; then
+    copy=$(pidof_cmd "$ftvm serve --control $work/s5.sock")
+    sftd=$(pidof_cmd "$ftd secondary --pair vm5")
+    kill -STOP "$copy"
+    ip -n "$a" link set va down
+    if waitfor "running unprotected" "$work/fp5.err" &&
+       waitfor "asking the arbiter" "$work/fs5.err" &&
+       until_true 400 queued "$b" "$work/s5.sock"; then
+        kill -STOP "$sftd"
+        kill -CONT "$copy"
+        ended gs5 >/dev/null
+        kill -CONT "$sftd"
+        fs=$(ended fs5)
+        if [ "$fs" = 0 ] && grep -q "halted:" "$work/fs5.err" &&
+           ! grep -q "gone" "$work/fs5.err"; then
+            ok "a paused copy halted late: $(grep -o 'halted: .*' \
+"$work/fs5.err")"
+        else
+            bad "a paused copy halted late: ftd exit $fs: \
+$(cat "$work/fs5.err")"
+        fi
+    else
+        kill -CONT "$copy"
+        bad "the paused copy was not asked to halt: $(cat "$work/fp5.err" \
+            "$work/fs5.err")"
+    fi
+    ip -n "$a" link set va up
+else
+    bad "protecting the guest: $(cat "$work/fp5.err" "$work/fs5.err" \
         2>/dev/null)"
 fi
 ip netns pids "$b" | xargs -r kill -KILL 2>/dev/null

@@ -240,13 +240,8 @@ static void on_up_fd(evutil_socket_t fd, short what, void *arg);
  * that went would (primary_watch_end), so that the secondary takes
  * over; a secondary's copy is lost, and the primary runs on without it.
  */
-static void on_gone(evutil_socket_t fd, short what, void *arg)
+static void guest_gone(struct pair *p)
 {
-    struct pair *p = arg;
-
-    (void)fd;
-    (void)what;
-    event_del(p->gone_ev);      /* it stays closed */
     p->guest_gone = true;
     snprintf(p->guest_end, sizeof(p->guest_end), "its platform closed its "
              "control connection");
@@ -261,6 +256,31 @@ static void on_gone(evutil_socket_t fd, short what, void *arg)
                  p->st == S_ARBITRATING || p->st == S_GOING_LIVE ?
                  " after the primary was lost: the guest is lost" :
                  ": the guest runs on its primary, unprotected");
+}
+
+/*
+ * A request under way may be what closed it (a HALT the platform
+ * obeyed, then exited): the close and the reply arrive in either order,
+ * and the reply says first (job_in calls pair_gone_held).
+ */
+static void on_gone(evutil_socket_t fd, short what, void *arg)
+{
+    struct pair *p = arg;
+
+    (void)fd;
+    (void)what;
+    event_del(p->gone_ev);      /* it stays closed */
+    if (p->job->running)
+        p->gone_held = true;
+    else
+        guest_gone(p);
+}
+
+void pair_gone_held(struct pair *p)
+{
+    if (p->gone_held && !p->ended)
+        guest_gone(p);
+    p->gone_held = false;
 }
 
 /* Watched where the event loop can see a close alone (epoll). */

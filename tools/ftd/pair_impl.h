@@ -88,6 +88,7 @@ struct pair {
     struct event *gone_ev;      /* the guest's platform went */
     int gone_fd;                /* a dup of its control connection */
     bool guest_gone;
+    bool gone_held;             /* seen while a request was under way */
     struct xlft_hb hb;
     struct xlft_lag lag;
     struct xlft_arbiter *arb;
@@ -165,6 +166,9 @@ int pair_send(struct pair *p, const struct xlft_msg *m);
 bool pair_watch_ring(struct pair *p);
 /* The peer is lost (or must be given up): the arbiter decides. */
 void pair_peer_lost(struct pair *p, const char *why);
+/* The guest's control connection closed while a request was under way:
+ * what that means, now that the request's reply has said its part. */
+void pair_gone_held(struct pair *p);
 
 /* pair_primary.c */
 void primary_up(struct pair *p);

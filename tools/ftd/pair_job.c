@@ -45,16 +45,19 @@ static void job_in(evutil_socket_t fd, short what, void *arg)
         /* A ring made meanwhile is the guest's now: its fate says so. */
         if (!j->rc && (j->op == GUEST_RECORD || j->op == GUEST_REPLAY))
             p->have_ring = true;
+        /* A halt is for good, whatever fate the end would choose. */
+        if (!j->rc && j->op == GUEST_HALT)
+            p->settled = true;
         pair_finish(p);
         return;
     }
-    if (j->rc && j->again && j->again(p, j->rc, j->why))
-        return;
-    if (j->rc) {
+    if (!j->rc)
+        j->done(p);
+    else if (!j->again || !j->again(p, j->rc, j->why))
         pair_end(p, j->rc, "%s", j->why);
-        return;
-    }
-    j->done(p);
+    /* What it went on with may ask the guest again: the close waits. */
+    if (!j->running)
+        pair_gone_held(p);
 }
 
 int job_setup(struct pair *p)
