@@ -18,6 +18,10 @@
  *   grantmap=GFN before the timer starts, map the first frame of its
  *              grant table at GFN, as PV drivers do, and print Xen's
  *              answer (a Xen HVM guest only)
+ *   popftf=N   after N ticks, set its own TF by POPF, as a debugger's
+ *              single-step does: the CPU traps after the instruction
+ *              that follows, and the guest prints where, and stops
+ *   iretf=N    the same, by an IRET whose frame holds TF
  */
 #include "ftvm_devices.h"
 #include "rt/rt.h"
@@ -134,6 +138,47 @@ static uint32_t grant_map(uint32_t gfn)
                     (uint32_t)(uintptr_t)&xatp);
 }
 
+/*
+ * TF set by the guest itself: the single-step trap is due after the NOP
+ * that follows (at the label *_due), and rt_interrupt() reports it as
+ * exception 1 there.  Without a trap they return with TF clear again.
+ */
+void own_tf_popf(void);
+void own_tf_iret(void);
+extern const char own_tf_popf_due[], own_tf_iret_due[];
+__asm__(".text\n"
+        "own_tf_popf:\n\t"
+        "pushfl\n\t"
+        "orl $0x100, (%esp)\n\t"
+        "popfl\n\t"
+        "nop\n"
+        "own_tf_popf_due:\n\t"
+        "jmp own_tf_end\n"
+        "own_tf_iret:\n\t"
+        "pushfl\n\t"
+        "orl $0x100, (%esp)\n\t"
+        "pushl %cs\n\t"
+        "pushl $1f\n\t"
+        "iret\n"
+        "1:\tnop\n"
+        "own_tf_iret_due:\n"
+        "own_tf_end:\n\t"
+        "pushfl\n\t"
+        "andl $~0x100, (%esp)\n\t"
+        "popfl\n\t"
+        "ret\n");
+
+static void own_tf(const char *how, void (*set)(void), const char *due)
+{
+    puts_uart("idle: TF set by ");
+    puts_uart(how);
+    puts_uart(", its trap due at ");
+    put_hex((uint32_t)(uintptr_t)due);
+    puts_uart("\n");
+    set();
+    puts_uart("idle: no trap came after TF was set\n");
+}
+
 void guest_main(const char *cmdline)
 {
     uint32_t hz = arg_u32(cmdline, "hz", 100);
@@ -143,6 +188,8 @@ void guest_main(const char *cmdline)
     uint32_t hypercall = arg_u32(cmdline, "hypercall", 0);
     uint32_t pitread = arg_u32(cmdline, "pitread", 0);
     uint32_t grantmap = arg_u32(cmdline, "grantmap", 0);
+    uint32_t popftf = arg_u32(cmdline, "popftf", 0);
+    uint32_t iretf = arg_u32(cmdline, "iretf", 0);
     uint32_t next = report;
 
     puts_uart("idle: timer at ");
@@ -176,6 +223,14 @@ void guest_main(const char *cmdline)
                 puts_uart("\n");
             }
             next += report;
+        }
+        if (popftf && ticks >= popftf) {
+            own_tf("POPF", own_tf_popf, own_tf_popf_due);
+            popftf = 0;
+        }
+        if (iretf && ticks >= iretf) {
+            own_tf("IRET", own_tf_iret, own_tf_iret_due);
+            iretf = 0;
         }
         if (halt && ticks >= halt) {
             puts_uart("idle: halting with interrupts disabled\n");

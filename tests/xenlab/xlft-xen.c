@@ -23,7 +23,8 @@
  *   xlft-xen records DOMID COUNT SECONDS [STALL]
  *                                           enable recording and read
  *                                           COUNT records (at most
- *                                           SECONDS), waking on the
+ *                                           SECONDS, or until Xen
+ *                                           stops it), waking on the
  *                                           channel; describe them,
  *                                           check them, disable again.
  *                                           With STALL: a ring of the
@@ -450,7 +451,20 @@ static int tally(struct tally *t, const uint8_t *buf, uint32_t len,
     return 0;
 }
 
-/* Read records until 'count' or the deadline, woken by the channel. */
+/* 1 if Xen stopped the guest's recording, 0 if not, or -errno. */
+static int stopped(struct xlft_xen *x, uint32_t domid, char *err,
+                   size_t errlen)
+{
+    struct xlft_xen_ft_status st;
+    int rc = xlft_xen_ft_status(x, domid, &st, err, errlen);
+
+    return rc ? rc : st.stopped != 0;
+}
+
+/*
+ * Read records until 'count', the deadline or Xen's stop, woken by the
+ * channel.
+ */
 static int drain(struct xlft_xen *x, struct xlft_xen_ring *r,
                  const struct xlft_xen_evtchn *e, struct tally *t,
                  uint64_t count, uint32_t seconds, char *err,
@@ -460,7 +474,7 @@ static int drain(struct xlft_xen *x, struct xlft_xen_ring *r,
     struct timespec now, end;
     struct pollfd pfd = { .fd = xlft_xen_evtchn_fd(x), .events = POLLIN };
     uint32_t nrec;
-    bool notify;
+    bool notify, last = false;
     int n, rc;
 
     clock_gettime(CLOCK_MONOTONIC, &end);
@@ -484,6 +498,8 @@ static int drain(struct xlft_xen *x, struct xlft_xen_ring *r,
                 return rc;
             continue;
         }
+        if (last)
+            break;
         if (ft_ring_wait(&r->ring) == FT_OK)
             continue;
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -502,6 +518,10 @@ static int drain(struct xlft_xen *x, struct xlft_xen_ring *r,
                      strerror(-rc));
             return rc;
         }
+        /* Xen signals a stop too: what the ring holds is the last. */
+        if (rc && (rc = stopped(x, e->domid, err, errlen)) < 0)
+            return rc;
+        last = rc == 1;
     }
     return 0;
 }
