@@ -25,9 +25,14 @@
  *   syscall=1  enable SYSCALL (EFER.SCE), as every 64-bit kernel does,
  *              and make one with each line, counted by its ring-0 entry
  *              (an AMD CPU's: Intel has SYSCALL in 64-bit mode only)
+ *   level=N    after N ticks, take one tick through the I/O APIC as a
+ *              level-triggered interrupt, as PCI INTx and ACPI's SCI
+ *              come, then go back to the PIC (a Xen HVM guest only:
+ *              its I/O APIC at 0xfec00000, the PIT on its pin 2)
  */
 #include "ftvm_devices.h"
 #include "rt/rt.h"
+#include "rt/virtio.h"
 
 static volatile uint32_t ticks;
 static volatile uint64_t last_tsc, pool;
@@ -219,6 +224,46 @@ static void syscall_set(void)
     wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 }
 
+/*
+ * The PIT's tick routed to pin 2 of the I/O APIC, level-triggered, to
+ * vector LEVEL_VEC, and masked at the PIC: its handler takes one, masks
+ * the pin before its EOI (the line is still high, the pin would fire
+ * again) and gives the tick back to the PIC.
+ */
+#define IOAPIC_BASE     0xfec00000u
+#define IOAPIC_PIT_PIN  2
+#define LEVEL_VEC       0x5f
+#define RTE_LEVEL       (1u << 15)
+#define RTE_MASKED      (1u << 16)
+
+static volatile uint32_t level_taken;
+
+static void ioapic_write(uint32_t reg, uint32_t v)
+{
+    *(volatile uint32_t *)IOAPIC_BASE = reg;
+    *(volatile uint32_t *)(IOAPIC_BASE + 0x10) = v;
+}
+
+static void on_level(struct rt_frame *f)
+{
+    (void)f;
+    ioapic_write(0x10 + 2 * IOAPIC_PIT_PIN, RTE_MASKED);
+    level_taken++;
+    irq_set(IRQ_TIMER, on_tick);
+}
+
+static void level_once(void)
+{
+    msi_set(LEVEL_VEC, on_level);
+    outb(0x21, inb(0x21) | 1);          /* the PIC's IRQ 0 masked */
+    ioapic_write(0x10 + 2 * IOAPIC_PIT_PIN + 1, 0);     /* to APIC 0 */
+    ioapic_write(0x10 + 2 * IOAPIC_PIT_PIN, LEVEL_VEC | RTE_LEVEL);
+    while (!level_taken)
+        sti_hlt();
+    cli();
+    puts_uart("idle: a level-triggered interrupt taken\n");
+}
+
 void guest_main(const char *cmdline)
 {
     uint32_t hz = arg_u32(cmdline, "hz", 100);
@@ -231,6 +276,7 @@ void guest_main(const char *cmdline)
     uint32_t popftf = arg_u32(cmdline, "popftf", 0);
     uint32_t iretf = arg_u32(cmdline, "iretf", 0);
     uint32_t sys = arg_u32(cmdline, "syscall", 0);
+    uint32_t level = arg_u32(cmdline, "level", 0);
     uint32_t next = report;
 
     puts_uart("idle: timer at ");
@@ -276,6 +322,10 @@ void guest_main(const char *cmdline)
         if (popftf && ticks >= popftf) {
             own_tf("POPF", own_tf_popf, own_tf_popf_due);
             popftf = 0;
+        }
+        if (level && ticks >= level) {
+            level_once();
+            level = 0;
         }
         if (iretf && ticks >= iretf) {
             own_tf("IRET", own_tf_iret, own_tf_iret_due);

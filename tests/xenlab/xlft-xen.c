@@ -372,33 +372,33 @@ static bool tally_done(const struct tally *t, uint64_t count)
 
 static void show(const struct ft_log_rec *r)
 {
-    printf("record %s at count %" PRIu64 " rip %#" PRIx64 " rcx %#"
+    printf("record %s at count %" PRIu64 " rip 0x%" PRIx64 " rcx 0x%"
            PRIx64, ft_log_kind_name(r->kind), (uint64_t)r->pt.count,
            (uint64_t)r->pt.rip, (uint64_t)r->pt.rcx);
     switch (r->kind) {
     case FT_K_EXTINT:
-        printf(": vector %#x from the %s", r->u.intr.vector,
+        printf(": vector 0x%x from the %s", r->u.intr.vector,
                r->u.intr.src == FT_INTR_PIC ? "PIC" : "local APIC");
         break;
     case FT_K_EVENT:
-        printf(": type %u vector %#x", r->u.event.type, r->u.event.vector);
+        printf(": type %u vector 0x%x", r->u.event.type, r->u.event.vector);
         break;
     case FT_K_TSC:
-        printf(": %#" PRIx64, r->u.tsc.value);
+        printf(": 0x%" PRIx64, r->u.tsc.value);
         break;
     case FT_K_MSR:
-        printf(": msr %#x = %#" PRIx64, r->u.msr.index, r->u.msr.value);
+        printf(": msr 0x%x = 0x%" PRIx64, r->u.msr.index, r->u.msr.value);
         break;
     case FT_K_PIO:
-        printf(": port %#x size %u = %#x", r->u.pio.port, r->u.pio.size,
+        printf(": port 0x%x size %u = 0x%x", r->u.pio.port, r->u.pio.size,
                r->u.pio.value);
         break;
     case FT_K_MMIO:
-        printf(": gpa %#" PRIx64 " size %u = %#" PRIx64, r->u.mmio.gpa,
+        printf(": gpa 0x%" PRIx64 " size %u = 0x%" PRIx64, r->u.mmio.gpa,
                r->u.mmio.size, r->u.mmio.value);
         break;
     case FT_K_DMA:
-        printf(": gpa %#" PRIx64 " %u bytes%s", r->u.dma.gpa, r->u.dma.len,
+        printf(": gpa 0x%" PRIx64 " %u bytes%s", r->u.dma.gpa, r->u.dma.len,
                r->u.dma.insn ? ", a string read's" : "");
         break;
     }
