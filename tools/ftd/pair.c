@@ -749,8 +749,10 @@ void pair_free(struct pair *p)
     if (p->started && !p->ended)
         pair_end(p, -ESHUTDOWN, "ftd is stopping");
     if (p->job && p->job->running) {
+        /* The loop has stopped: job_in will not see it finish. */
         pthread_join(p->job->thread, NULL);
         p->job->running = false;
+        job_done_ended(p);
     }
     if (p->claim && p->claim->running) {
         pthread_join(p->claim->thread, NULL);

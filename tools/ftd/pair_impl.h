@@ -206,5 +206,7 @@ void job_free(struct pair *p);
 void job_start(struct pair *p, enum guest_op op, uint32_t arg, int fd,
                void (*done)(struct pair *p),
                bool (*again)(struct pair *p, int rc, const char *why));
+/* A request done once its pair had ended: what it did, for its fate. */
+void job_done_ended(struct pair *p);
 
 #endif /* FTD_PAIR_IMPL_H */

@@ -42,12 +42,7 @@ static void job_in(evutil_socket_t fd, short what, void *arg)
     pthread_join(j->thread, NULL);
     j->running = false;
     if (p->ended) {
-        /* A ring made meanwhile is the guest's now: its fate says so. */
-        if (!j->rc && (j->op == GUEST_RECORD || j->op == GUEST_REPLAY))
-            p->have_ring = true;
-        /* A halt is for good, whatever fate the end would choose. */
-        if (!j->rc && j->op == GUEST_HALT)
-            p->settled = true;
+        job_done_ended(p);
         pair_finish(p);
         return;
     }
@@ -58,6 +53,20 @@ static void job_in(evutil_socket_t fd, short what, void *arg)
     /* What it went on with may ask the guest again: the close waits. */
     if (!j->running)
         pair_gone_held(p);
+}
+
+void job_done_ended(struct pair *p)
+{
+    const struct job *j = p->job;
+
+    if (j->rc)
+        return;
+    /* A ring made meanwhile is the guest's now: its fate says so. */
+    if (j->op == GUEST_RECORD || j->op == GUEST_REPLAY)
+        p->have_ring = true;
+    /* A halt is for good, whatever fate the end would choose. */
+    if (j->op == GUEST_HALT)
+        p->settled = true;
 }
 
 int job_setup(struct pair *p)
