@@ -22,6 +22,8 @@
  *              single-step does: the CPU traps after the instruction
  *              that follows, and the guest prints where, and stops
  *   iretf=N    the same, by an IRET whose frame holds TF
+ *   drbp=N     the same, by an instruction breakpoint armed in DR0 and
+ *              DR7 on a NOP: the trap comes before the NOP
  *   syscall=1  enable SYSCALL (EFER.SCE), as every 64-bit kernel does,
  *              and make one with each line, counted by its ring-0 entry
  *              (an AMD CPU's: Intel has SYSCALL in 64-bit mode only)
@@ -150,10 +152,12 @@ static uint32_t grant_map(uint32_t gfn)
  * TF set by the guest itself: the single-step trap is due after the NOP
  * that follows (at the label *_due), and rt_interrupt() reports it as
  * exception 1 there.  Without a trap they return with TF clear again.
+ * The breakpoint's trap is due at its NOP, before it runs.
  */
 void own_tf_popf(void);
 void own_tf_iret(void);
-extern const char own_tf_popf_due[], own_tf_iret_due[];
+void own_bp(void);
+extern const char own_tf_popf_due[], own_tf_iret_due[], own_bp_due[];
 __asm__(".text\n"
         "own_tf_popf:\n\t"
         "pushfl\n\t"
@@ -174,17 +178,27 @@ __asm__(".text\n"
         "pushfl\n\t"
         "andl $~0x100, (%esp)\n\t"
         "popfl\n\t"
+        "ret\n"
+        "own_bp:\n\t"
+        "movl $own_bp_due, %eax\n\t"
+        "movl %eax, %db0\n\t"
+        "movl $0x1, %eax\n\t"        /* L0: execution, one byte */
+        "movl %eax, %db7\n"
+        "own_bp_due:\n\t"
+        "nop\n\t"
+        "xorl %eax, %eax\n\t"
+        "movl %eax, %db7\n\t"
         "ret\n");
 
 static void own_tf(const char *how, void (*set)(void), const char *due)
 {
-    puts_uart("idle: TF set by ");
+    puts_uart("idle: ");
     puts_uart(how);
     puts_uart(", its trap due at ");
     put_hex((uint32_t)(uintptr_t)due);
     puts_uart("\n");
     set();
-    puts_uart("idle: no trap came after TF was set\n");
+    puts_uart("idle: no trap came\n");
 }
 
 /*
@@ -275,6 +289,7 @@ void guest_main(const char *cmdline)
     uint32_t grantmap = arg_u32(cmdline, "grantmap", 0);
     uint32_t popftf = arg_u32(cmdline, "popftf", 0);
     uint32_t iretf = arg_u32(cmdline, "iretf", 0);
+    uint32_t drbp = arg_u32(cmdline, "drbp", 0);
     uint32_t sys = arg_u32(cmdline, "syscall", 0);
     uint32_t level = arg_u32(cmdline, "level", 0);
     uint32_t next = report;
@@ -320,15 +335,19 @@ void guest_main(const char *cmdline)
             next += report;
         }
         if (popftf && ticks >= popftf) {
-            own_tf("POPF", own_tf_popf, own_tf_popf_due);
+            own_tf("TF set by POPF", own_tf_popf, own_tf_popf_due);
             popftf = 0;
         }
         if (level && ticks >= level) {
             level_once();
             level = 0;
         }
+        if (drbp && ticks >= drbp) {
+            own_tf("a breakpoint armed in DR0", own_bp, own_bp_due);
+            drbp = 0;
+        }
         if (iretf && ticks >= iretf) {
-            own_tf("IRET", own_tf_iret, own_tf_iret_due);
+            own_tf("TF set by IRET", own_tf_iret, own_tf_iret_due);
             iretf = 0;
         }
         if (halt && ticks >= halt) {
