@@ -380,7 +380,7 @@ some_held() {
     py "$work/h.json" 'p["state"] == "protected"' \
         '0 < p["held_outputs"] <= p["records_unacked"]'
 }
-if until_true 200 some_held && xb ft-status --json vm3 >"$work/h2.json" &&
+if until_true 1000 some_held && xb ft-status --json vm3 >"$work/h2.json" &&
    py "$work/h2.json" 's["held_outputs"] is None' 2>"$work/x"; then
     ok "held outputs: $(python3 -c 'import json,sys
 p = json.load(open(sys.argv[1]))["pairs"][0]
