@@ -92,6 +92,7 @@ int ft_log_decode_head(const struct ft_codec *c, const uint8_t *buf,
     const struct ft_codec *b = c ? c : &zero_codec;
     unsigned int h, ripmode;
     uint64_t v;
+    uint8_t src;
 
     if ( len == 0 )
         return FT_EMORE;
@@ -124,11 +125,15 @@ int ft_log_decode_head(const struct ft_codec *c, const uint8_t *buf,
         if ( h & H_K )
         {
             r->u.intr.vector = b->vector;
-            r->u.intr.src = b->intr_src;
-            break;
+            src = b->intr_src;
         }
-        r->u.intr.vector = (uint8_t)get_le(&s, 1);
-        r->u.intr.src = (uint8_t)get_le(&s, 1);
+        else
+        {
+            r->u.intr.vector = (uint8_t)get_le(&s, 1);
+            src = (uint8_t)get_le(&s, 1);
+        }
+        r->u.intr.src = src & ~FT_INTR_TIMER;
+        r->u.intr.timer = src & FT_INTR_TIMER;
         if ( r->u.intr.src >= FT_INTR_NR )
             bad(&s);
         break;

@@ -17,7 +17,7 @@
 
 #include "ft_base.h"
 
-#define FT_LOG_VERSION      3u  /* 3: an interrupt's source, string reads */
+#define FT_LOG_VERSION      4u  /* 4: a timer's tick */
 
 /* Record kinds (low 4 bits of the first byte). */
 #define FT_K_EXTINT     0   /* external interrupt: vector, source */
@@ -54,6 +54,13 @@
 #define FT_INTR_LAPIC       0u
 #define FT_INTR_PIC         1u
 #define FT_INTR_NR          2u
+/*
+ * In the encoded source byte, beside the controller: one of the
+ * hypervisor's periodic or one-shot timers gave the interrupt, so that a
+ * copy does what the primary's timer did on delivery (end a one-shot,
+ * run its callback: a register set, a deadline cleared).
+ */
+#define FT_INTR_TIMER       0x80u
 
 /* FT_K_EVENT types: those of Xen's struct x86_event. */
 #define FT_EV_TYPE_MAX      7u
@@ -63,7 +70,11 @@ struct ft_log_rec {
     uint8_t kind;                /* FT_K_* */
     struct ft_point pt;
     union {
-        struct { uint8_t vector; uint8_t src; } intr;  /* src: FT_INTR_* */
+        struct {
+            uint8_t vector;
+            uint8_t src;         /* FT_INTR_LAPIC or FT_INTR_PIC */
+            bool timer;          /* a tick of the hypervisor's timer */
+        } intr;
         struct {
             uint8_t type;        /* X86_EVENTTYPE_* (0..7) */
             uint8_t vector;
@@ -113,7 +124,7 @@ struct ft_codec {
     uint8_t pio_size;
     uint8_t mmio_size;
     uint8_t vector;
-    uint8_t intr_src;
+    uint8_t intr_src;            /* encoded: src | FT_INTR_TIMER */
     uint8_t rip_last;            /* slot of the last record's rip */
     uint8_t rip_next;            /* slot the next new rip takes */
 };

@@ -76,6 +76,12 @@ static inline int size_code(unsigned int size, unsigned int smallest,
     return -1;
 }
 
+/* An FT_K_EXTINT's source byte: its controller and whether a timer's. */
+static inline uint8_t intr_src_byte(const struct ft_log_rec *r)
+{
+    return r->u.intr.src | (r->u.intr.timer ? FT_INTR_TIMER : 0);
+}
+
 static inline bool fits(uint64_t v, unsigned int size)
 {
     return size >= 8 || (v >> (8 * size)) == 0;
@@ -174,14 +180,18 @@ ft_log_encode_inline(const struct ft_codec *c, const struct ft_log_rec *r,
     switch ( r->kind )
     {
     case FT_K_EXTINT:
-        if ( r->u.intr.vector == c->vector && r->u.intr.src == c->intr_src )
+    {
+        uint8_t src = intr_src_byte(r);
+
+        if ( r->u.intr.vector == c->vector && src == c->intr_src )
             h |= H_K;
         else
         {
             *p++ = r->u.intr.vector;
-            *p++ = r->u.intr.src;
+            *p++ = src;
         }
         break;
+    }
 
     case FT_K_EVENT:
         *p++ = r->u.event.type | (r->u.event.has_cr2 ? EV_CR2 : 0);
@@ -291,7 +301,7 @@ static ft_always_inline void ft_codec_advance_inline(struct ft_codec *c,
     {
     case FT_K_EXTINT:
         c->vector = r->u.intr.vector;
-        c->intr_src = r->u.intr.src;
+        c->intr_src = intr_src_byte(r);
         break;
     case FT_K_TSC:
         c->tsc_delta = r->u.tsc.value - c->tsc;

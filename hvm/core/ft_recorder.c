@@ -114,13 +114,14 @@ static inline void at(struct ft_log_rec *r, unsigned int kind,
 }
 
 int ft_record_extint(struct ft_recorder *rec, const struct ft_point *pt,
-                     uint8_t vector, unsigned int src)
+                     uint8_t vector, unsigned int src, bool timer)
 {
     struct ft_log_rec r;
 
     at(&r, FT_K_EXTINT, pt);
     r.u.intr.vector = vector;
     r.u.intr.src = src < FT_INTR_NR ? (uint8_t)src : FT_INTR_NR;
+    r.u.intr.timer = timer;
     return append(rec, &r, pt);
 }
 

@@ -39,9 +39,12 @@ int ft_recorder_init(struct ft_recorder *rec, struct ft_ring *ring);
 /* Sequence number of the last record appended (0: none yet). */
 uint64_t ft_recorder_seq(const struct ft_recorder *rec);
 
-/* src: FT_INTR_*, the controller that gave it (FT_EINVAL otherwise). */
+/*
+ * src: FT_INTR_*, the controller that gave it (FT_EINVAL otherwise);
+ * timer: a tick of one of the hypervisor's own timers.
+ */
 int ft_record_extint(struct ft_recorder *rec, const struct ft_point *pt,
-                     uint8_t vector, unsigned int src);
+                     uint8_t vector, unsigned int src, bool timer);
 int ft_record_nmi(struct ft_recorder *rec, const struct ft_point *pt);
 /* type: Xen's X86_EVENTTYPE_*; errcode/cr2 are recorded when present. */
 int ft_record_event(struct ft_recorder *rec, const struct ft_point *pt,

@@ -31,6 +31,15 @@
  *              level-triggered interrupt, as PCI INTx and ACPI's SCI
  *              come, then go back to the PIC (a Xen HVM guest only:
  *              its I/O APIC at 0xfec00000, the PIT on its pin 2)
+ *   rtc=N      when vector 0x27 comes (dom0's MSI, as a device's
+ *              interrupt; IRQ 7 to this guest), start the RTC's
+ *              periodic interrupt at rate select N (32768 >> (N - 1)
+ *              Hz) on IRQ 8, and never read its register C; with each
+ *              line, the RTC interrupts taken so far
+ *   oneshot=1  when vector 0x27 comes, arm the local APIC's timer once,
+ *              one-shot, for 10 ms, as a tickless kernel arms its next
+ *              event; with each line, its interrupts taken so far (a
+ *              Xen HVM guest only: ftvm's local APIC has no timer)
  */
 #include "ftvm_devices.h"
 #include "rt/rt.h"
@@ -252,6 +261,72 @@ static void syscall_set(void)
 
 static volatile uint32_t level_taken;
 
+#define RTC_IRQ     8
+#define RTC_REG_A   0x0a
+#define RTC_REG_B   0x0b
+#define RTC_DV_32K  0x20                /* REG_A: the 32768 Hz divider */
+#define RTC_PIE     0x40                /* REG_B: periodic interrupt */
+
+static volatile uint32_t rtc_rate, rtc_taken;
+
+#define LAPIC_LVT_TIMER 0x320
+#define LAPIC_TMICT     0x380
+#define LAPIC_TDCR      0x3e0
+#define LAPIC_DIV_1     0x0b
+#define ONESHOT_VEC     0x5e
+#define ONESHOT_NS      10000000u       /* Xen's APIC bus: 1 ns a count */
+
+static volatile uint32_t oneshot_armed, oneshot_taken;
+
+static void lapic_write(uint32_t reg, uint32_t v)
+{
+    *(volatile uint32_t *)(LAPIC_BASE + reg) = v;
+}
+
+static void cmos_write(uint8_t reg, uint8_t v)
+{
+    outb(0x70, reg);
+    outb(0x71, v);
+}
+
+static uint8_t cmos_read(uint8_t reg)
+{
+    outb(0x70, reg);
+    return inb(0x71);
+}
+
+static void on_rtc(struct rt_frame *f)
+{
+    (void)f;
+    rtc_taken++;
+}
+
+static void on_oneshot(struct rt_frame *f)
+{
+    (void)f;
+    oneshot_taken++;
+}
+
+/* Dom0's MSI: start the timers asked for, once. */
+static void on_timers_start(struct rt_frame *f)
+{
+    (void)f;
+    if (rtc_rate) {
+        irq_set(RTC_IRQ, on_rtc);
+        cmos_write(RTC_REG_A, RTC_DV_32K | (rtc_rate & 0x0f));
+        cmos_write(RTC_REG_B, cmos_read(RTC_REG_B) | RTC_PIE);
+        rtc_rate = 0;
+    }
+    if (oneshot_armed == 1) {
+        msi_set(ONESHOT_VEC, on_oneshot);
+        lapic_write(LAPIC_SVR, LAPIC_SVR_ON | 0xff);
+        lapic_write(LAPIC_TDCR, LAPIC_DIV_1);
+        lapic_write(LAPIC_LVT_TIMER, ONESHOT_VEC);  /* one-shot, unmasked */
+        lapic_write(LAPIC_TMICT, ONESHOT_NS);
+        oneshot_armed = 2;
+    }
+}
+
 static void ioapic_write(uint32_t reg, uint32_t v)
 {
     *(volatile uint32_t *)IOAPIC_BASE = reg;
@@ -292,6 +367,8 @@ void guest_main(const char *cmdline)
     uint32_t drbp = arg_u32(cmdline, "drbp", 0);
     uint32_t sys = arg_u32(cmdline, "syscall", 0);
     uint32_t level = arg_u32(cmdline, "level", 0);
+    uint32_t rtc = arg_u32(cmdline, "rtc", 0);
+    uint32_t oneshot = arg_u32(cmdline, "oneshot", 0);
     uint32_t next = report;
 
     puts_uart("idle: timer at ");
@@ -310,6 +387,11 @@ void guest_main(const char *cmdline)
         pit_ch2_set();
     if (sys)
         syscall_set();
+    if (rtc || oneshot) {
+        rtc_rate = rtc;
+        oneshot_armed = oneshot ? 1 : 0;
+        irq_set(7, on_timers_start);
+    }
     for (;;) {
         sti_hlt();
         cli();
@@ -321,6 +403,16 @@ void guest_main(const char *cmdline)
             puts_uart("\n");
             if (pitread)
                 pool ^= pit_read(pitread == 2);
+            if (rtc) {
+                puts_uart("idle: ");
+                put_dec(rtc_taken);
+                puts_uart(" RTC interrupts\n");
+            }
+            if (oneshot) {
+                puts_uart("idle: ");
+                put_dec(oneshot_taken);
+                puts_uart(" one-shot timer interrupts\n");
+            }
             if (sys) {
                 __asm__ volatile("syscall" ::: "ecx", "memory");
                 puts_uart("idle: ");

@@ -175,7 +175,8 @@ static inline int record_one(struct ft_recorder *rec,
 
     switch (r->kind) {
     case FT_K_EXTINT:
-        return ft_record_extint(rec, pt, r->u.intr.vector, r->u.intr.src);
+        return ft_record_extint(rec, pt, r->u.intr.vector, r->u.intr.src,
+                                r->u.intr.timer);
     case FT_K_NMI:
         return ft_record_nmi(rec, pt);
     case FT_K_EVENT:
@@ -699,7 +700,8 @@ int append_batch(struct ft_recorder *rec, const struct ft_log_rec *batch,
          * record_one() switch in the measured loop. */
         int rc = r->kind == FT_K_TSC ?
                  ft_record_tsc(rec, &r->pt, r->u.tsc.value) :
-                 ft_record_extint(rec, &r->pt, r->u.intr.vector);
+                 ft_record_extint(rec, &r->pt, r->u.intr.vector,
+                                  r->u.intr.src, r->u.intr.timer);
 
         if (rc != FT_OK) {
             *err = rc;

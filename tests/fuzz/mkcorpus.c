@@ -173,11 +173,11 @@ static void kinds(struct gen *g, unsigned int kind)
     switch (kind) {
     case FT_K_EXTINT:
         TOOK(g, ft_record_extint(&g->rec, at(g, 10, RIP_A, 0), 0xef,
-                                 FT_INTR_LAPIC));
+                                 FT_INTR_LAPIC, true));
         TOOK(g, ft_record_extint(&g->rec, at(g, 300, RIP_B, 0), 0xef,
-                                 FT_INTR_LAPIC));
+                                 FT_INTR_LAPIC, false));
         TOOK(g, ft_record_extint(&g->rec, at(g, 7, RIP_A, 0), 0x30,
-                                 FT_INTR_PIC));
+                                 FT_INTR_PIC, true));
         break;
     case FT_K_NMI:
         TOOK(g, ft_record_nmi(&g->rec, at(g, 1, RIP_C, 0)));
@@ -312,7 +312,8 @@ static void random_run(struct gen *g, unsigned int nrec, uint32_t seed)
         switch ((x >> 4) % FT_K_NR) {
         case FT_K_EXTINT:
             TOOK(g, ft_record_extint(&g->rec, pt, x % 3 ? 0xef : 0x31,
-                                     x % 3 ? FT_INTR_LAPIC : FT_INTR_PIC));
+                                     x % 3 ? FT_INTR_LAPIC : FT_INTR_PIC,
+                                     x % 5 == 0));
             break;
         case FT_K_NMI:
             TOOK(g, ft_record_nmi(&g->rec, pt));

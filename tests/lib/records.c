@@ -57,6 +57,7 @@ void random_record(uint64_t *s, struct ft_point *prev, struct ft_log_rec *r,
     case FT_K_EXTINT:
         r->u.intr.vector = (v >> 40) & 1 ? 0x20 : (uint8_t)edgy(s, 0xff);
         r->u.intr.src = (v >> 41) & 1 ? FT_INTR_PIC : FT_INTR_LAPIC;
+        r->u.intr.timer = (v >> 42) & 1;
         break;
     case FT_K_EVENT:
         r->u.event.type = (uint8_t)(edgy(s, 7));
@@ -125,7 +126,8 @@ bool record_equal(const struct ft_log_rec *a, const struct ft_log_rec *b)
     switch (a->kind) {
     case FT_K_EXTINT:
         return a->u.intr.vector == b->u.intr.vector &&
-               a->u.intr.src == b->u.intr.src;
+               a->u.intr.src == b->u.intr.src &&
+               a->u.intr.timer == b->u.intr.timer;
     case FT_K_EVENT:
         return a->u.event.type == b->u.event.type &&
                a->u.event.vector == b->u.event.vector &&

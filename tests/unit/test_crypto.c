@@ -552,12 +552,12 @@ static void test_versions(void)
         CU_ASSERT_EQUAL(reply[4], 3);
         xlft_session_free(r);
     }
-    /* Another log format: a peer of the one before interrupt sources. */
-    CU_ASSERT_EQUAL(FT_LOG_VERSION, 3);
+    /* Another log format: a peer of the one before timers' ticks. */
+    CU_ASSERT_EQUAL(FT_LOG_VERSION, 4);
     n = peer_hello(1, 3, 3);
     frame[XLFT_HDR_SIZE + 6] = FT_LOG_VERSION - 1;
     responder_refuses(n, -EPROTONOSUPPORT, "log format versions differ: "
-                      "initiator 2, responder 3", XLFT_ERR_VERSION);
+                      "initiator 3, responder 4", XLFT_ERR_VERSION);
 
     /* A responder answering in version 4 is refused by the initiator. */
     ASSERT_RC(xlft_session_new(&i, &ci, msg, sizeof(msg)), 0);

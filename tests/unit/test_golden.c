@@ -346,7 +346,7 @@ static uint8_t stored[LOG_END + 40] = {
     'X', 'E', 'N', 'F', 'T', 'L', 'O', 'G',   /*  0 magic */
     3, 0, 0, 0,                         /*  8 stored log version 3 */
     32, 0, 0, 0,                        /* 12 header size */
-    3, 0,                               /* 16 records' format version 3 */
+    4, 0,                               /* 16 records' format version 4 */
     2,                                  /* 18 counter: steps */
     3,                                  /* 19 cpu: ftvm */
     0, 0, 0, 0,                         /* 20 reserved */

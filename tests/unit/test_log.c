@@ -71,6 +71,7 @@ static void test_extremes(void)
             r = at(FT_K_EXTINT, count, v, w);
             r.u.intr.vector = (uint8_t)v;
             r.u.intr.src = (uint8_t)(w & 1);
+            r.u.intr.timer = v & 2;
             round_trip(&enc, &dec, &r);
             r = at(FT_K_NMI, count, w, v);
             round_trip(&enc, &dec, &r);
@@ -302,6 +303,13 @@ static void test_malformed(void)
     intsrc[3] = FT_INTR_PIC;
     ASSERT_RC(decode_bytes(intsrc, sizeof(intsrc)), 4);
     ASSERT_RC(decode_bytes(intsrc, 3), FT_EMORE);
+    /* A timer's tick: bit 7 beside the controller, not one of its own. */
+    intsrc[3] = FT_INTR_TIMER | FT_INTR_PIC;
+    ASSERT_RC(decode_bytes(intsrc, sizeof(intsrc)), 4);
+    intsrc[3] = FT_INTR_TIMER | FT_INTR_NR;
+    ASSERT_RC(decode_bytes(intsrc, sizeof(intsrc)), FT_EBADMSG);
+    intsrc[3] = 0x40 | FT_INTR_PIC;
+    ASSERT_RC(decode_bytes(intsrc, sizeof(intsrc)), FT_EBADMSG);
 
     /* EVENT: type above 7 or stray bits; MSR index above 32 bits. */
     uint8_t ev9[] = { FT_K_EVENT | 0x10, 0, 9, 14, 0 };

@@ -286,14 +286,15 @@ static void test_version(void)
     char msg[256];
 
     CU_ASSERT_EQUAL(XLFT_LOGFILE_VERSION, 3);
-    CU_ASSERT_EQUAL(FT_LOG_VERSION, 3);
+    CU_ASSERT_EQUAL(FT_LOG_VERSION, 4);
     /* What older builds wrote: the records' version at offset 8. */
     refused(1, 0, "stored log version 1");
     refused(2, 0, "stored log version 2");
     refused(4, FT_LOG_VERSION, "stored log version 4");
     refused(3, 1, "records of log format version 1");
     refused(3, 2, "records of log format version 2");
-    refused(3, 4, "records of log format version 4");
+    refused(3, 3, "records of log format version 3");
+    refused(3, 5, "records of log format version 5");
     /* The same header of this version reads (as a cut log: no blocks). */
     ASSERT_RC(header_only(3, FT_LOG_VERSION, COUNTER, CPU, msg, sizeof(msg)),
               -ENODATA);

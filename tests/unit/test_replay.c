@@ -80,8 +80,8 @@ static void test_faithful(void)
               FT_OK);
     ASSERT_RC(ft_record_dma(&g.rec, P(200, 0x1020, 0), 0x100, data,
                             sizeof(data)), FT_OK);
-    ASSERT_RC(ft_record_extint(&g.rec, P(200, 0x1020, 0), 0x20, FT_INTR_PIC),
-              FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(200, 0x1020, 0), 0x20,
+                               FT_INTR_PIC, true), FT_OK);
     ASSERT_RC(ft_record_mmio(&g.rec, P(260, 0x2000, 5), 0xfebf0008, 4,
                              0xdeadbeef), FT_OK);
     ASSERT_RC(ft_record_msr(&g.rec, P(270, 0x2004, 5), 0x10, 1ull << 40),
@@ -124,6 +124,8 @@ static void test_faithful(void)
               FT_OK);
     CU_ASSERT_EQUAL(ev.kind, FT_K_EXTINT);
     CU_ASSERT_EQUAL(ev.u.intr.vector, 0x20);
+    CU_ASSERT_EQUAL(ev.u.intr.src, FT_INTR_PIC);
+    CU_ASSERT(ev.u.intr.timer);
 
     io.kind = FT_K_MMIO;
     io.u.mmio.gpa = 0xfebf0008;
@@ -312,7 +314,7 @@ static void test_divergence_kinds(void)
 
     /* An interrupt delivered one instruction late. */
     rig_new(&g);
-    ft_record_extint(&g.rec, P(50, 0x100, 0), 0x20, FT_INTR_PIC);
+    ft_record_extint(&g.rec, P(50, 0x100, 0), 0x20, FT_INTR_PIC, false);
     ASSERT_RC(ft_replay_async(&g.rp, P(51, 0x102, 0), &ev, NULL, NULL),
               FT_EDIVERGE);
     d = ft_replay_diag(&g.rp);
@@ -635,12 +637,12 @@ static void test_guard(void)
     uint64_t target;
 
     rig_new(&g);
-    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x20, FT_INTR_PIC),
-              FT_OK);
-    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x21, FT_INTR_PIC),
-              FT_OK);
-    ASSERT_RC(ft_record_extint(&g.rec, P(1000, 0x2000, 0), 0x22, FT_INTR_PIC),
-              FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x20,
+                               FT_INTR_PIC, false), FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(100, 0x1000, 0), 0x21,
+                               FT_INTR_PIC, false), FT_OK);
+    ASSERT_RC(ft_record_extint(&g.rec, P(1000, 0x2000, 0), 0x22,
+                               FT_INTR_PIC, false), FT_OK);
     ASSERT_RC(ft_record_tsc(&g.rec, P(1010, 0x2004, 0), 77), FT_OK);
 
     /* Within the skid of the first record: steps; further: the count. */

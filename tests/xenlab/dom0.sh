@@ -404,10 +404,12 @@ golive_copy() {
     ! xl list $1 > /dev/null 2>&1 || xl destroy $1
 }
 
-# golive_primary GUEST STEPS LINES: GUEST protected as replay_primary
-# does, for STEPS steps and then LINES lines of ticks; then host 1 dies.
+# golive_primary GUEST STEPS LINES [CMD]: GUEST protected as
+# replay_primary does (CMD run once it is), for STEPS steps and then
+# LINES lines of ticks; then host 1 dies.
 golive_primary() {
     primary_protect $1
+    [ -z "${4:-}" ] || sh -c "$4" || { echo "failed: $4"; exit 1; }
     rp_steps=$2
     stepping 240 "$2 steps"
     gp_n=$(($(grep -c "^$1: [0-9]* ticks" /tmp/$1.log) + $3))

@@ -95,11 +95,12 @@ diverge_primary idle
 # replay_copy, the primary and its copy agree on the count, on the hashes
 # of RAM and registers, on the PIT's state the guest drives (its byte
 # flip-flops: xen-state-hash), on the interrupts in service, on the
-# page where hvmloader had mapped shared_info (which Xen must no longer
-# write), and the copy's console is the end of the primary's (with
-# quiet, both may have written nothing since the copy).
+# RTC's periodic flags (set by its timer's callback as a tick is
+# delivered), on the page where hvmloader had mapped shared_info (which
+# Xen must no longer write), and the copy's console is the end of the
+# primary's (with quiet, both may have written nothing since the copy).
 expect_replayed() {
-    for what in ram vcpu pit irq page; do
+    for what in ram vcpu pit irq timers page; do
         h1=$(sed -n "s/^primary $what: //p" "$out")
         h2=$(sed -n "s/^copy $what: //p" "$out")
         [ -n "$h1" ] && [ "$h1" = "$h2" ] ||
@@ -121,7 +122,8 @@ expect_replayed() {
     fi
     rm -f "$out.copy" "$out.pri"
     echo "replayed: count $c1, RAM, registers, PIT, interrupts in" \
-        "service and the shared_info page agree, $n console lines"
+        "service, RTC flags and the shared_info page agree, $n console" \
+        "lines"
 }
 
 # expect_golive LINES: after dom0.sh's golive_primary and golive_copy,

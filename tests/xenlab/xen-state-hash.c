@@ -17,7 +17,10 @@
  * count, which follows the host's clock), "irq: ..." (the vectors the
  * local APIC has in service and the in-service registers of the two
  * PICs: what the guest has been given and not yet acknowledged; not the
- * pending ones, which the host's timers raise), and with GFN "page: ..."
+ * pending ones, which the host's timers raise), "timers: ..." (the RTC's
+ * periodic flags in its register C, which Xen's RTC sets as it delivers
+ * a periodic tick; not the update and alarm flags, which the host's
+ * clock sets), and with GFN "page: ..."
  * (XXH3-64 of that one frame, wherever it lies, or "nothing there": the
  * page hvmloader mapped shared_info at, say).  The guest should be paused;
  * nothing is written to it.  Exit status 0, 1 with a message naming what
@@ -37,6 +40,11 @@
 #include <xen/hvm/save.h>
 #include <xen/xen.h>
 #include <xxhash.h>
+
+/* The MC146818's register C: its interrupt and periodic flags. */
+#define RTC_REG_C   0x0c
+#define RTC_IRQF    0x80
+#define RTC_PF      0x40
 
 #define PAGE 4096u
 #define BATCH 256u
@@ -148,6 +156,7 @@ int main(int argc, char **argv)
     struct hvm_hw_pit pit;
     struct hvm_hw_lapic_regs lapic;
     struct hvm_hw_vpic pic[2];
+    struct hvm_hw_rtc rtc;
     unsigned long domid, mib, holes, gfn = 0, none = 0;
     unsigned int in_service = 0;
     uint64_t ram, regs, page;
@@ -187,6 +196,12 @@ int main(int argc, char **argv)
                 "interrupt controllers: %s\n", domid, strerror(-rc));
         goto out;
     }
+    rc = hvm_record(h, domid, HVM_SAVE_CODE(RTC), 0, &rtc, sizeof(rtc));
+    if (rc) {
+        fprintf(stderr, "xen-state-hash: domain %lu: cannot read its RTC: "
+                "%s\n", domid, strerror(-rc));
+        goto out;
+    }
     rc = ram_hash_from(fm, domid, 0, mib << 8, &ram, &holes);
     if (rc)
         goto out;
@@ -219,6 +234,8 @@ int main(int argc, char **argv)
     }
     printf("%s; PIC in service %#x, %#x\n", in_service ? "" : " none",
            pic[0].isr, pic[1].isr);
+    printf("timers: RTC periodic flags %#x\n",
+           rtc.cmos_data[RTC_REG_C] & (RTC_IRQF | RTC_PF));
     if (argc == 4 && none)
         printf("page: gfn %#lx, nothing there\n", gfn);
     else if (argc == 4)

@@ -377,8 +377,9 @@ static void show(const struct ft_log_rec *r)
            (uint64_t)r->pt.rip, (uint64_t)r->pt.rcx);
     switch (r->kind) {
     case FT_K_EXTINT:
-        printf(": vector 0x%x from the %s", r->u.intr.vector,
-               r->u.intr.src == FT_INTR_PIC ? "PIC" : "local APIC");
+        printf(": vector 0x%x from the %s%s", r->u.intr.vector,
+               r->u.intr.src == FT_INTR_PIC ? "PIC" : "local APIC",
+               r->u.intr.timer ? ", a timer's tick" : "");
         break;
     case FT_K_EVENT:
         printf(": type %u vector 0x%x", r->u.event.type, r->u.event.vector);

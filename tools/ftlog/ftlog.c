@@ -40,7 +40,8 @@ static void print(uint64_t seq, const struct ft_log_rec *r)
            r->pt.rip, r->pt.rcx);
     switch (r->kind) {
     case FT_K_EXTINT:
-        printf(" vector=0x%x", r->u.intr.vector);
+        printf(" vector=0x%x%s", r->u.intr.vector,
+               r->u.intr.timer ? " timer" : "");
         break;
     case FT_K_EVENT:
         printf(" type=%u vector=0x%x", r->u.event.type, r->u.event.vector);

@@ -19,7 +19,13 @@
 # sends the primary an MSI of vector 0x27 once it is protected, which
 # the guest takes as its IRQ 7 and acknowledges to its PIC alone: it
 # stays in service in the local APIC, the copy's too only if its replay
-# acknowledged it there), nothing on either host where hvmloader had
+# acknowledged it there), the RTC's periodic flags (on that MSI the
+# guest starts its RTC's periodic interrupt, rtc=11, and never reads
+# register C: on the primary the ticks' callback sets its flags, on the
+# copy only if its replay of a timer's tick runs the callback too; the
+# guest also arms its local APIC's timer once, oneshot=1, whose tick the
+# copy must find its own timer for),
+# nothing on either host where hvmloader had
 # mapped shared_info, the system calls it made (syscall=1: SYSCALL
 # enabled, as every 64-bit kernel has it, one with each line, which Xen
 # emulates under steps so that its flag mask cannot clear TF; the series
@@ -44,7 +50,7 @@ lab --hosts 2 --xen "$image" --timeout 540 -- '
 . /xenft/dom0.sh
 ft_setup
 opts="$opts --timeout 600000"
-fit_cfg idle idle.bin "hz=20 pitread=2 syscall=1"
+fit_cfg idle idle.bin "hz=20 pitread=2 syscall=1 rtc=11 oneshot=1"
 if [ "$XENLAB_HOST" = 2 ]; then
     replay_copy idle
     exit 0
@@ -61,6 +67,7 @@ expect_lines '^primary: ftd: domain [0-9]+: recording into a ring of [0-9]+ '\
     '^paused at count [0-9]+, the copy at' '^steps: [0-9]+ in [0-9]+ ms' \
     '^primary ram: 32 MiB' '^copy ram: 32 MiB' \
     '^primary irq: local APIC in service 0x27;' \
+    '^primary timers: RTC periodic flags 0xc0$' \
     '^copy console: idle: [0-9]+ ticks' \
     '^copy console: idle: [1-9][0-9]* system calls$'
 expect_replayed
