@@ -264,16 +264,20 @@ bool vio_pio_claims(uint16_t port)
     return port == 0xcf8 || (port >= 0xcfc && port <= 0xcff);
 }
 
+/* The function in 'slot', or NULL. */
+static struct vio_fn *slot_fn(const struct vio_bus *bus, unsigned int slot)
+{
+    return slot < VIO_SLOTS ? bus->fn[slot] : NULL;
+}
+
 /* The function the address latch selects, or NULL. */
 static struct vio_fn *selected(struct vio_bus *bus)
 {
     uint32_t a = bus->cf8;
-    unsigned int dev = (a >> 11) & 31;
 
-    if (!(a & 0x80000000u) || (a >> 16 & 0xff) || (a >> 8 & 7) ||
-        dev >= VIO_SLOTS)
+    if (!(a & 0x80000000u) || (a >> 16 & 0xff) || (a >> 8 & 7))
         return NULL;
-    return bus->fn[dev];
+    return slot_fn(bus, (a >> 11) & 31);
 }
 
 static bool bar_live(const struct vio_fn *f, uint32_t *base)
@@ -328,17 +332,55 @@ static void cfg_write(struct vio_fn *f, unsigned int reg, unsigned int size,
         vio_msix_unmasked(f);
 }
 
+static uint32_t ones(unsigned int size)
+{
+    return size >= 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
+}
+
+/* A configuration access the function can take: a byte, word or dword. */
+static bool cfg_fits(unsigned int reg, unsigned int size)
+{
+    return reg <= 255 && (size == 1 || size == 2 || size == 4);
+}
+
 uint32_t vio_pio_read(struct vio_bus *bus, uint16_t port, unsigned int size)
 {
     struct vio_fn *f;
-    uint32_t ones = size >= 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
 
     if (port == 0xcf8)
-        return size == 4 ? bus->cf8 : ones;
+        return size == 4 ? bus->cf8 : ones(size);
     f = selected(bus);
     if (!f)
-        return ones;                    /* no device: the bus floats */
-    return cfg_read(f, (bus->cf8 & 0xfc) + (port - 0xcfc), size) & ones;
+        return ones(size);              /* no device: the bus floats */
+    return cfg_read(f, (bus->cf8 & 0xfc) + (port - 0xcfc), size) &
+           ones(size);
+}
+
+uint32_t vio_cfg_read(struct vio_bus *bus, unsigned int slot,
+                      unsigned int reg, unsigned int size)
+{
+    struct vio_fn *f = slot_fn(bus, slot);
+
+    if (!f || !cfg_fits(reg, size))
+        return ones(size);
+    return cfg_read(f, reg, size) & ones(size);
+}
+
+void vio_cfg_write(struct vio_bus *bus, unsigned int slot, unsigned int reg,
+                   unsigned int size, uint32_t val)
+{
+    struct vio_fn *f = slot_fn(bus, slot);
+
+    if (f && cfg_fits(reg, size))
+        cfg_write(f, reg, size, val);
+}
+
+bool vio_bar_at(const struct vio_bus *bus, unsigned int slot,
+                uint32_t *base)
+{
+    const struct vio_fn *f = slot_fn(bus, slot);
+
+    return f && bar_live(f, base);
 }
 
 void vio_pio_write(struct vio_bus *bus, uint16_t port, unsigned int size,

@@ -229,6 +229,35 @@ static void test_pci(void)
     CU_ASSERT_EQUAL(cfg_r(BLK, 0x94, 2), 1);
 }
 
+/* Xen's way: each configuration access routed to its function. */
+static void test_cfg_routed(void)
+{
+    uint32_t base;
+
+    CU_ASSERT_EQUAL(vio_cfg_read(bus, NET, 0, 4), 0x10411af4u);
+    CU_ASSERT_EQUAL(vio_cfg_read(bus, NET, 2, 2), 0x1041);
+    CU_ASSERT_EQUAL(vio_cfg_read(bus, 3, 0, 2), 0xffff);   /* empty */
+    CU_ASSERT_EQUAL(vio_cfg_read(bus, VIO_SLOTS, 0, 4), 0xffffffffu);
+    CU_ASSERT_EQUAL(vio_cfg_read(bus, NET, 256, 1), 0xff);
+    CU_ASSERT_EQUAL(vio_cfg_read(bus, NET, 0, 3), 0xffffff);
+    /* Where the BAR decodes: nowhere while decoding is off or sized. */
+    CU_ASSERT_TRUE(vio_bar_at(bus, NET, &base));
+    CU_ASSERT_EQUAL(base, NBAR);
+    vio_cfg_write(bus, NET, 0x04, 2, 0);
+    CU_ASSERT_FALSE(vio_bar_at(bus, NET, &base));
+    vio_cfg_write(bus, NET, 0x10, 4, 0xe0000000u);
+    vio_cfg_write(bus, NET, 0x04, 2, 0x6);
+    CU_ASSERT_TRUE(vio_bar_at(bus, NET, &base));
+    CU_ASSERT_EQUAL(base, 0xe0000000u);
+    CU_ASSERT_TRUE(vio_mmio_read(bus, 0xe0000014u, 1, &(uint64_t){ 0 }));
+    vio_cfg_write(bus, NET, 0x10, 4, 0);
+    CU_ASSERT_FALSE(vio_bar_at(bus, NET, &base));
+    CU_ASSERT_FALSE(vio_bar_at(bus, 3, &base));
+    CU_ASSERT_FALSE(vio_bar_at(bus, VIO_SLOTS, &base));
+    /* The latch of mechanism 1 is not involved. */
+    CU_ASSERT_EQUAL(vio_pio_read(bus, 0xcf8, 4), 0);
+}
+
 static void test_features(void)
 {
     /* Without VERSION_1, FEATURES_OK is refused (reads back clear). */
@@ -598,6 +627,8 @@ void register_virtio_tests(void)
                                                         setup, teardown);
 
     CU_add_test(s, "PCI configuration and BAR sizing", test_pci);
+    CU_add_test(s, "configuration routed to a function, BAR placed",
+                test_cfg_routed);
     CU_add_test(s, "feature negotiation", test_features);
     CU_add_test(s, "a notify before FEATURES_OK", test_notify_early);
     CU_add_test(s, "virtio-net transmit and receive", test_net);

@@ -110,6 +110,26 @@ uint32_t vio_pio_read(struct vio_bus *bus, uint16_t port, unsigned int size);
 void vio_pio_write(struct vio_bus *bus, uint16_t port, unsigned int size,
                    uint32_t val);
 
+/*
+ * A configuration access to the function in 'slot' at register 'reg'
+ * (0-255), as a hypervisor that decodes mechanism 1 itself hands it over
+ * (Xen routes each to the device model that claimed the function).  A
+ * read of an empty slot floats (all ones).
+ */
+uint32_t vio_cfg_read(struct vio_bus *bus, unsigned int slot,
+                      unsigned int reg, unsigned int size);
+void vio_cfg_write(struct vio_bus *bus, unsigned int slot, unsigned int reg,
+                   unsigned int size, uint32_t val);
+
+/*
+ * Where the function in 'slot' decodes its BAR (VIO_BAR_SIZE bytes) now:
+ * true and its base, or false while memory decoding is off or the BAR is
+ * not placed.  A hypervisor that routes MMIO by range asks after each
+ * configuration write.
+ */
+bool vio_bar_at(const struct vio_bus *bus, unsigned int slot,
+                uint32_t *base);
+
 /* A memory access: true if a BAR claims 'gpa' (else nothing is there). */
 bool vio_mmio_read(struct vio_bus *bus, uint64_t gpa, unsigned int size,
                    uint64_t *val);
