@@ -32,7 +32,8 @@ TOOL_STD    := -std=gnu11
 WARN        := -Wall -Wextra -Werror
 
 # The layers, one way: hvm/core <- tools/libxlft <- hvm/ftvm, tools/ftd,
-# tools/xl-ft, tools/ftlog, and hvm/devices (which needs none) <- hvm/ftvm
+# tools/xl-ft, tools/ftlog, tools/ftdm, and hvm/devices (which needs none)
+# <- hvm/ftvm, tools/ftdm
 # (README, Layout).  Each directory is given the
 # headers of the layers below it and nothing else, so that a wrong
 # include fails to compile (make check-layers tries).  The compiler
@@ -53,12 +54,14 @@ INC_hvm/devices := -Ihvm/devices/include
 INC_tools/ftd := -I$(CORE_EXPORT_DIR) $(XLFT_PUBLIC)
 INC_tools/xl-ft := $(INC_tools/ftd)
 INC_tools/ftlog := $(INC_tools/ftd)
+# ftdm runs the device core in dom0, on libxlft's xen backend.
+INC_tools/ftdm := $(INC_tools/ftd) -Ihvm/devices/include
 # Tests may use anything.
 INC_tests := -Itests/lib -Ihvm/core -Ihvm/devices/include -Ihvm/ftvm \
              $(XLFT_PUBLIC) \
              -Itools/libxlft -Itools/ftd
 LAYERS := hvm/core tools/libxlft hvm/devices hvm/ftvm tools/ftd tools/xl-ft \
-          tools/ftlog
+          tools/ftlog tools/ftdm
 # $(call inc,SOURCE): the include flags of SOURCE's layer (none for
 # hvm/core, or a directory not named here).
 inc = $(if $(filter tests/%,$(1)),$(INC_tests),\
@@ -77,6 +80,7 @@ VIO_SRC  := $(sort $(wildcard hvm/devices/*.c))
 FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c)) $(VIO_SRC)
 FTLOG_SRC := tools/ftlog/ftlog.c
 FTD_SRC  := $(sort $(wildcard tools/ftd/*.c))
+FTDM_SRC := $(sort $(wildcard tools/ftdm/*.c)) $(VIO_SRC)
 GUESTS   := idle cpu disk netrx nettx kvstore vcheck
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
 LIBS     := -lxxhash -lpthread -lcrypto -levent
@@ -97,6 +101,7 @@ san_LDFLAGS := -fsanitize=address,undefined
 
 all: $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a $(BUILD)/bin/ftvm \
      $(BUILD)/bin/ftlog $(BUILD)/bin/ftd $(BUILD)/bin/xl-ft \
+     $(BUILD)/bin/ftdm \
      $(GUESTS:%=$(BUILD)/guests/%.bin)
 
 # The packages the goals need are installed while the Makefile is read,
@@ -130,6 +135,7 @@ $(1)_UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 $(1)_FTVM_OBJ := $(FTVM_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 $(1)_FTLOG_OBJ := $(FTLOG_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 $(1)_FTD_OBJ := $(FTD_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
+$(1)_FTDM_OBJ := $(FTDM_SRC:%.c=$(BUILD)/obj/$(1)/%.o)
 endef
 $(eval $(call variant,rel))
 $(eval $(call variant,san))
@@ -203,6 +209,12 @@ $(BUILD)/bin/ftd: $(rel_FTD_OBJ) $(rel_XLFT_OBJ) $(XLFT_XEN_OBJ) \
                   $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LIBS) $(XEN_LIBS)
+
+# ftdm: the device core on Xen's ioreq interface.
+$(BUILD)/bin/ftdm: $(rel_FTDM_OBJ) $(BUILD)/obj/rel/tools/libxlft/xen_ft.o \
+                   $(rel_CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ -levent $(XEN_LIBS) -lxendevicemodel
 
 # xl-ft reads ftd's JSON status with libxlft's reader.
 XLFT_CLI_SRC := $(sort $(wildcard tools/xl-ft/*.c)) tools/libxlft/json.c
@@ -582,10 +594,11 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/xenft/guests \
 		$(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/bin/ftvm $(BUILD)/bin/ftlog $(BUILD)/bin/ftd \
-		$(BUILD)/bin/xl-ft \
+		$(BUILD)/bin/xl-ft $(BUILD)/bin/ftdm \
 		$(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 644 tools/ftd/ftd.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 644 tools/ftd/ftd.8 tools/ftdm/ftdm.8 \
+		$(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 hvm/ftvm/ftvm.1 tools/ftlog/ftlog.1 tools/xl-ft/xl-ft.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(BUILD)/lib/libftcore.a $(BUILD)/lib/libxlft.a \

@@ -27,7 +27,8 @@ if ! $make -s install BUILD="$build" DESTDIR="$d" PREFIX="$prefix" \
 fi
 
 missing=
-for f in bin/ftd bin/ftvm bin/ftlog bin/xl-ft share/man/man8/ftd.8 \
+for f in bin/ftd bin/ftvm bin/ftlog bin/xl-ft bin/ftdm \
+         share/man/man8/ftd.8 share/man/man8/ftdm.8 \
          share/man/man5/ft.conf.5 share/man/man1/ftvm.1 \
          share/man/man1/ftlog.1 share/man/man1/xl-ft.1; do
     [ -f "$d$prefix/$f" ] || missing="$missing $prefix/$f"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # check.sh "LAYER:CC FLAGS"... - the layers hold (README, Layout):
-# hvm/core <- tools/libxlft <- hvm/ftvm, tools/ftd, tools/xl-ft,
-# tools/ftlog, and hvm/devices <- hvm/ftvm, each directory compiled with the headers of the layers
+# hvm/core <- tools/libxlft <- hvm/ftvm, tools/ftd, tools/xl-ft, tools/ftdm,
+# tools/ftlog, and hvm/devices <- hvm/ftvm, tools/ftdm, each directory
+# compiled with the headers of the layers
 # below it only.  Every probe beside this script names its layer and,
 # if it must fail, the header that layer may not reach ("refused: H").
 # Each is compiled with the compiler and flags the Makefile gives that
