@@ -226,8 +226,10 @@ static int usage(const char *why)
     return 2;
 }
 
-/* The bus: virtio-net, its BAR unplaced and decoding off until firmware
- * places it, as a function is at reset. */
+/*
+ * The bus: virtio-net, its BAR unplaced and decoding off until firmware
+ * places it, as a function is at reset.
+ */
 static int bus_new(struct ftdm *d)
 {
     const struct vio_host host = {

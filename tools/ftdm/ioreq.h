@@ -53,8 +53,9 @@ int ftdm_ioreq_fd(const struct ftdm_ioreq *s);
 /*
  * Serve what the guest waits for: each access goes to 'fn', then the
  * vCPU goes on.  An access ftdm cannot take (a string access to MMIO)
- * is answered with all ones, its writes dropped, and counted in
- * 'refused'.  0, or negative when the server is gone.
+ * is counted in 'refused' and does nothing: a single read gets all ones,
+ * a string read writes nothing into RAM, a write is dropped.  0, or
+ * negative when the server is gone.
  */
 int ftdm_ioreq_serve(struct ftdm_ioreq *s, ftdm_serve_fn *fn, void *opaque,
                      unsigned long *refused);

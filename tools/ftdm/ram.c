@@ -144,6 +144,11 @@ int ftdm_ram_write(struct ftdm_ram *r, uint64_t gpa, const void *buf,
 {
     const uint8_t *in = buf;
 
+    if (gpa + len < gpa) {
+        snprintf(err, errlen, "domain %u: a DMA write of %u bytes at %#llx "
+                 "wraps", r->domid, len, (unsigned long long)gpa);
+        return -EFAULT;
+    }
     while (len) {
         uint32_t k = len < WRITE_MAX ? len : WRITE_MAX;
         int rc = xlft_xen_dm_write(r->xen, r->domid, gpa, in, k, err,
