@@ -5,7 +5,8 @@
 # without it, as in CI), records flow: the project's idle guest runs as
 # a shadow-paging HVM guest with its TSC emulated and RDRAND/RDSEED
 # hidden; libxlft's xen backend enables recording, maps the ring, binds
-# its event channel and reads records as Xen wakes it.  The lab's
+# its event channel and reads records as Xen wakes it (the PIT's ticks
+# marked as a timer's, for a copy to do what the timer did).  The lab's
 # emulated AMD CPU has no branch counter: Xen refuses to record until
 # asked for points without a count (--unsafe-no-counter), and says so in
 # its log.  Then the ring, of the least size, is left unread: Xen holds
@@ -48,7 +49,8 @@ expect_status 0
 pt='at count 0 rip 0x[0-9a-f]+ rcx 0x[0-9a-f]+'
 expect_lines '^xlft-xen: domain 1: this host cannot record exactly: its CPU' \
     '^safe=1$' '^enabled: counter none$' \
-    "^record external interrupt $pt: vector 0x20 from the PIC\$" \
+    "^record external interrupt $pt: vector 0x20 from the PIC, a timer's \
+tick\$" \
     "^record TSC read $pt: 0x[0-9a-f]+\$" \
     "^record port read $pt: port 0x3fd size 1 = 0x" \
     '^records: [3-9][0-9]{3} \([0-9]+ bytes\) in [0-9]+ ms:' \
