@@ -177,7 +177,8 @@ all: $(BUILD)/tests/xlft-xen
 $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
                          $(XLFT_XEN_OBJ) $(rel_CORE_OBJ) \
                          $(patsubst %,$(BUILD)/obj/rel/tools/libxlft/%.o,\
-                           copy_hdr json xen_config_allow xen_local)
+                           copy_hdr json xen_config_allow xen_local \
+                           ack_wake)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(XEN_LIBS) -lxendevicemodel -lpthread
 
@@ -212,6 +213,8 @@ $(BUILD)/bin/ftd: $(rel_FTD_OBJ) $(rel_XLFT_OBJ) $(XLFT_XEN_OBJ) \
 
 # ftdm: the device core on Xen's ioreq interface.
 $(BUILD)/bin/ftdm: $(rel_FTDM_OBJ) $(BUILD)/obj/rel/tools/libxlft/xen_ft.o \
+                   $(patsubst %,$(BUILD)/obj/rel/tools/libxlft/%.o,\
+                     gate ack_wake) \
                    $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ -levent $(XEN_LIBS) -lxendevicemodel

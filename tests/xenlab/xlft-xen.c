@@ -31,6 +31,14 @@
  *                                           least size, left unread
  *                                           until Xen stalls the guest
  *                                           (at most STALL seconds)
+ *   xlft-xen ack-hold DOMID SECONDS         record, reading records as
+ *                                           Xen wakes; acknowledge only
+ *                                           on the line "ack" on stdin
+ *                                           (then wake ftdm), or of all
+ *                                           read after "auto" until
+ *                                           "manual"; print counts on
+ *                                           "stats"; end on "end", EOF
+ *                                           or SECONDS
  *   xlft-xen dma DOMID GPA                  DMA as a device model does:
  *                                           recorded, and with FT off
  *   xlft-xen dma-wait DOMID GPA PID         DMA_WAIT_N writes of 4 KiB
@@ -101,6 +109,7 @@
 #include <xen/xen.h>
 
 #include "ft_log.h"
+#include "xlft_ack_wake.h"
 #include "xlft_copy.h"
 #include "xlft_xen.h"
 #include "xlft_xen_copy.h"
@@ -336,6 +345,8 @@ struct tally {
     bool want_hlt_wake;          /* stop at the first HLT_WAKE record */
     int want_vector;             /* stop at an interrupt of this vector */
     bool vector_seen;
+    bool quiet;                  /* ack-hold: no record shown */
+    uint64_t dma_bytes;
 };
 
 /* The bytes dma-wait writes as its write 'i'. */
@@ -443,7 +454,9 @@ static int tally(struct tally *t, const uint8_t *buf, uint32_t len,
             tally_wait(t, &r);
         if (r.kind == FT_K_EXTINT && r.u.intr.vector == t->want_vector)
             t->vector_seen = true;
-        if (t->shown[r.kind]++ < 2)
+        if (r.kind == FT_K_DMA)
+            t->dma_bytes += r.u.dma.len;
+        if (!t->quiet && t->shown[r.kind]++ < 2)
             show(&r);
         ft_codec_advance(&t->codec, &r);
         off += (uint32_t)n;
@@ -638,6 +651,125 @@ static int records(uint32_t domid, uint32_t count, uint32_t seconds,
 out:
     if (x)
         xlft_xen_close(x);
+    if (rc)
+        fprintf(stderr, "xlft-xen: %s\n", err);
+    return rc ? 1 : 0;
+}
+
+/* ack-hold: the secondary holds all read so far; ftdm is told. */
+static uint64_t hold_ack(struct xlft_xen *x, struct rec *s, int wake)
+{
+    uint64_t at = ft_ring_cons_seq(&s->r.ring);
+
+    ft_ring_set_ack(&s->r.ring, at);
+    xlft_xen_evtchn_notify(x, &s->e);
+    xlft_ack_wake_send(wake, XLFT_ACK_WAKE_DIR, s->domid);
+    return at;
+}
+
+/* ack-hold: one line of stdin.  1 at its end, 0 or -errno. */
+static int hold_line(struct xlft_xen *x, struct rec *s,
+                     const struct tally *t, int wake, bool *autoack,
+                     char *err, size_t errlen)
+{
+    char line[64];
+
+    if (!fgets(line, sizeof(line), stdin) || !strcmp(line, "end\n"))
+        return 1;
+    if (!strcmp(line, "ack\n")) {
+        printf("acked %" PRIu64 "\n", hold_ack(x, s, wake));
+    } else if (!strcmp(line, "auto\n") || !strcmp(line, "manual\n")) {
+        *autoack = line[0] == 'a';
+        if (*autoack)
+            hold_ack(x, s, wake);
+        printf("ack-hold: %s\n", *autoack ? "acknowledging all" :
+               "acknowledging when told");
+    } else if (!strcmp(line, "stats\n")) {
+        printf("ack-hold: %" PRIu64 " records, %" PRIu64 " DMA (%" PRIu64
+               " bytes), acked %" PRIu64 "\n", t->n, t->kinds[FT_K_DMA],
+               t->dma_bytes, ft_ring_ack(&s->r.ring));
+    } else {
+        snprintf(err, errlen, "ack-hold: unknown line '%.*s'",
+                 (int)strcspn(line, "\n"), line);
+        return -EINVAL;
+    }
+    fflush(stdout);
+    return 0;
+}
+
+/*
+ * Record with the acknowledgement in the test's hands: the secondary
+ * that ftdm's output rule waits for, acknowledging only when told.
+ */
+static int ack_hold(uint32_t domid, uint32_t seconds)
+{
+    static struct tally t;
+    static uint8_t buf[4 * FT_LOG_REC_MAX];
+    struct rec s = { .domid = domid, .e.local = -1 };
+    struct xlft_xen *x = NULL;
+    char err[512] = "";
+    time_t end = time(NULL) + seconds;
+    int wake = xlft_ack_wake_sender(), rc;
+    bool autoack = false;
+
+    /* Unbuffered: a line not yet taken stays where poll sees it. */
+    setvbuf(stdin, NULL, _IONBF, 0);
+    rc = xlft_xen_open(&x, err, sizeof(err));
+    if (!rc)
+        rc = rec_start(x, &s, domid, 0, err, sizeof(err));
+    t.quiet = true;
+    ft_codec_init(&t.codec);
+    if (!rc) {
+        printf("ack-hold: recording\n");
+        fflush(stdout);
+    }
+    while (!rc && time(NULL) < end) {
+        struct pollfd pfd[2] = {
+            { .fd = xlft_xen_evtchn_fd(x), .events = POLLIN },
+            { .fd = 0, .events = POLLIN },
+        };
+        uint32_t nrec;
+        bool notify;
+        int n = ft_ring_read_records(&s.r.ring, buf, sizeof(buf), &nrec,
+                                     &notify);
+
+        if (n < 0) {
+            snprintf(err, sizeof(err), "domain %u: the record ring: %s",
+                     domid, ft_strerror(n));
+            rc = -EPROTO;
+            break;
+        }
+        if (notify)
+            xlft_xen_evtchn_notify(x, &s.e);
+        if (n) {
+            rc = tally(&t, buf, (uint32_t)n, err, sizeof(err));
+            if (autoack)
+                hold_ack(x, &s, wake);
+        } else if (ft_ring_wait(&s.r.ring) == FT_OK) {
+            continue;
+        }
+        /* A busy ring never starves the commands. */
+        if (!rc && poll(pfd, 2, n ? 0 : 1000) < 0) {
+            rc = -errno;
+            snprintf(err, sizeof(err), "ack-hold: poll: %s",
+                     strerror(errno));
+            break;
+        }
+        if (pfd[0].revents)
+            xlft_xen_evtchn_pending(x, &s.e);
+        if (pfd[1].revents && (rc = hold_line(x, &s, &t, wake, &autoack,
+                                              err, sizeof(err))) == 1) {
+            rc = 0;
+            break;
+        }
+    }
+    rc = rec_stop(x, &s, rc, err, sizeof(err));
+    if (!rc)
+        printf("ack-hold: disabled\n");
+    if (x)
+        xlft_xen_close(x);
+    if (wake >= 0)
+        close(wake);
     if (rc)
         fprintf(stderr, "xlft-xen: %s\n", err);
     return rc ? 1 : 0;
@@ -1482,6 +1614,14 @@ int main(int argc, char **argv)
             return 1;
         }
         return 0;
+    }
+    if (!strcmp(argv[1], "ack-hold") && argc == 4) {
+        uint32_t d, secs;
+
+        if (parse_u32(argv[2], "domid", &d) ||
+            parse_u32(argv[3], "seconds", &secs))
+            return usage();
+        return ack_hold(d, secs);
     }
     if (!strcmp(argv[1], "dma") && argc == 4) {
         char *end;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libxl.h>
 #include <libxl_utils.h>
@@ -24,6 +25,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "xlft_ack_wake.h"
 #include "xlft_xen.h"
 #include "xlft_xen_config.h"
 #include "xlft_xen_copy.h"
@@ -46,6 +48,7 @@ struct guest {
     unsigned int flags;         /* BACKEND_F_* */
     struct xlft_xen_ring ring;
     struct xlft_xen_evtchn ev;
+    int wake;                   /* wakes the guest's ftdm; -1: none */
 };
 
 /* The pair's state where xl-ft looks; a failure here is only said. */
@@ -89,6 +92,8 @@ static void xen_close(struct guest *g)
     if (g->ft_on && !g->halted)
         xlft_xen_ft_disable(g->x, g->domid, why, sizeof(why));
     xlft_xen_evtchn_unbind(g->x, &g->ev);
+    if (g->wake >= 0)
+        close(g->wake);
     if (g->have_ring)
         xlft_xen_ring_unmap(g->x, &g->ring);
     /*
@@ -146,6 +151,7 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
     }
     g->domid = INVALID_DOMID;
     g->ev.local = -1;
+    g->wake = xlft_ack_wake_sender();
     g->flags = flags;
     snprintf(g->peer, sizeof(g->peer), "%s", peer ? peer : "");
     rc = xlft_xen_open(&g->x, why, len);
@@ -437,9 +443,15 @@ static int xen_ring_drain(struct guest *g)
     return rc < 0 ? rc : 0;
 }
 
+/*
+ * The ack may have moved: ftdm, holding the guest's outputs, reads it
+ * from the ring.  Nobody listening (a guest without ftdm) is no error.
+ */
 static void xen_ring_notify(struct guest *g)
 {
     xlft_xen_evtchn_notify(g->x, &g->ev);
+    if (g->wake >= 0 && !(g->flags & BACKEND_F_COPY))
+        xlft_ack_wake_send(g->wake, XLFT_ACK_WAKE_DIR, g->domid);
 }
 
 /*

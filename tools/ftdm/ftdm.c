@@ -4,14 +4,17 @@
  * that ftvm runs (hvm/devices: virtio 1.0 over PCI, MSI-X), served from
  * dom0 on an ioreq server of its own beside the guest's QEMU.
  *
- *   ftdm [--slot DEV] [--mac MAC] DOMID
+ *   ftdm [--slot DEV] [--mac MAC] [--tap NAME [--bridge BR]]
+ *        [--disk PATH] DOMID
  *
  * One process per guest, started while the guest is created paused
- * (hvmloader scans the bus once, at boot).  This version has the
- * virtio-net function alone, with no network backend: what the guest
- * sends is counted and dropped, nothing is received.  It runs until the
- * guest is gone, or SIGTERM or SIGINT.  Exit 0, 1 on an error (said
- * once, naming the domain), 2 on bad usage.
+ * (hvmloader scans the bus once, at boot).  virtio-net at DEV (its
+ * frames through a tap device, or counted and dropped without one),
+ * virtio-blk at DEV + 1 with --disk.  What the guest sends and every
+ * disk request leave through the output rule (hold.h); what comes in
+ * enters guest RAM through Xen's FT DMA op.  It runs until the guest
+ * is gone, or SIGTERM or SIGINT; SIGUSR1 prints what it holds.  Exit 0,
+ * 1 on an error (said once, naming the domain), 2 on bad usage.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,12 +26,32 @@
 #include <event2/event.h>
 #include <xenstore.h>
 
+#include "disk.h"
+#include "hold.h"
 #include "ioreq.h"
 #include "ram.h"
+#include "tap.h"
 #include "vio.h"
+#include "xlft_ack_wake.h"
 
-#define NET_SLOT    1           /* the function's slot in the core */
-#define DEFAULT_DEV 5           /* its device number on Xen's bus 0 */
+#define NET_SLOT    1           /* the functions' slots in the core */
+#define BLK_SLOT    2
+#define DEFAULT_DEV 5           /* virtio-net's device number on bus 0 */
+#define OUT_FRAME   1           /* kinds of output */
+#define OUT_DISK    2
+#define DONE_MAX    VIO_QSIZE_MAX   /* disk requests done, not completed */
+#define RX_BATCH    64          /* frames taken in at one wake-up */
+
+/* A disk request as it waits in the output rule: its data follows. */
+struct held_req {
+    struct vio_blk_req req;
+};
+
+struct done {
+    struct vio_blk_req req;
+    uint32_t status;
+    void *data;                 /* a read's bytes */
+};
 
 struct ftdm {
     uint32_t domid;
@@ -36,14 +59,24 @@ struct ftdm {
     uint8_t mac[6];
     struct ftdm_ioreq *io;
     struct ftdm_ram *ram;
+    struct ftdm_hold *hold;
     struct vio_bus *bus;
     struct event_base *base;
     struct xs_handle *xs;       /* watching the domain's xenstore home */
     char home[32];              /* /local/domain/DOMID */
-    uint32_t bar;               /* the MMIO range claimed (0: none) */
+    uint32_t bar[VIO_SLOTS];    /* the MMIO ranges claimed (0: none) */
+    const char *tap_name, *bridge, *disk_path;
+    int tap;                    /* -1: no network backend */
+    struct event *tap_ev, *done_ev;
+    bool rx_waits;              /* no receive buffer: tap not read */
+    struct ftdm_disk disk;
+    struct done done[DONE_MAX];
+    unsigned int ndone;
+    uint64_t out_id;
     int rc;                     /* why the loop ended: 0 or -errno */
     const char *why;            /* the end of a loop that ended well */
-    unsigned long refused, frames, bytes, msis;
+    unsigned long refused, frames, bytes, msis, received, rx_dropped,
+                  tx_dropped, reqs;
     char err[256];
 };
 
@@ -93,13 +126,171 @@ static void msi(void *opaque, uint64_t addr, uint32_t data)
     }
 }
 
+/* A frame lost here is one more loss on a network the guest survives. */
 static void net_tx(void *opaque, const void *frame, uint32_t len)
 {
     struct ftdm *d = opaque;
+    char err[256];
 
-    (void)frame;
     d->frames++;
     d->bytes += len;
+    if (d->tap < 0)
+        return;
+    if (ftdm_hold_output(d->hold, OUT_FRAME, ++d->out_id, frame, len, err,
+                         sizeof(err))) {
+        if (!d->tx_dropped++)
+            fprintf(stderr, "ftdm: %s; the frame is dropped (said once)\n",
+                    err);
+    }
+}
+
+/* The guest's requests are done in order: after the loop's ioreq. */
+static void push_done(struct ftdm *d, const struct vio_blk_req *req,
+                      uint32_t status, void *data)
+{
+    if (d->ndone == DONE_MAX) {
+        free(data);
+        snprintf(d->err, sizeof(d->err), "domain %u: more than %u disk "
+                 "requests done and not completed", d->domid, DONE_MAX);
+        stop(d, -EOVERFLOW);
+        return;
+    }
+    d->done[d->ndone++] = (struct done){ *req, status, data };
+    event_active(d->done_ev, EV_TIMEOUT, 0);
+}
+
+/*
+ * A request the core took: an output (a read too, so that it never
+ * overtakes a write it follows), done when it leaves the rule.
+ */
+static void blk_submit(void *opaque, const struct vio_blk_req *req)
+{
+    struct ftdm *d = opaque;
+    size_t dlen = req->type == VIO_BLK_T_OUT ? req->len : 0;
+    struct held_req *h = malloc(sizeof(*h) + dlen);
+    char err[256];
+    int rc;
+
+    d->reqs++;
+    if (!h) {
+        fprintf(stderr, "ftdm: domain %u: out of memory for a disk "
+                "request: failed\n", d->domid);
+        push_done(d, req, VIO_BLK_S_IOERR, NULL);
+        return;
+    }
+    h->req = *req;
+    h->req.data = NULL;
+    if (dlen)
+        memcpy(h + 1, req->data, dlen);
+    rc = ftdm_hold_output(d->hold, OUT_DISK, ++d->out_id, h,
+                          sizeof(*h) + dlen, err, sizeof(err));
+    free(h);
+    if (rc) {
+        fprintf(stderr, "ftdm: %s; the disk request failed\n", err);
+        push_done(d, req, VIO_BLK_S_IOERR, NULL);
+    }
+}
+
+static int emit_disk(struct ftdm *d, const struct held_req *h, size_t len)
+{
+    struct vio_blk_req q = h->req;
+    void *data = NULL;
+    uint32_t status;
+
+    if (q.type == VIO_BLK_T_OUT) {
+        if (len != sizeof(*h) + q.len)
+            return -EINVAL;
+        q.data = h + 1;
+    }
+    if (q.type == VIO_BLK_T_IN && q.status == VIO_BLK_S_OK && q.len) {
+        data = malloc(q.len);
+        if (!data)
+            return -ENOMEM;     /* held: tried again */
+    }
+    status = ftdm_disk_do(&d->disk, &q, data);
+    if (status != VIO_BLK_S_OK) {
+        free(data);
+        data = NULL;
+    }
+    q.data = NULL;
+    push_done(d, &q, status, data);
+    return 0;
+}
+
+static int emit(void *opaque, uint32_t kind, uint64_t id, const void *data,
+                size_t len)
+{
+    struct ftdm *d = opaque;
+
+    (void)id;
+    if (kind == OUT_DISK)
+        return emit_disk(d, data, len);
+    return ftdm_tap_write(d->tap, data, len) == -EAGAIN ? -EAGAIN : 0;
+}
+
+/* Completions, out of any ioreq: guest RAM written through Xen's log. */
+static void on_done(evutil_socket_t fd, short what, void *opaque)
+{
+    struct ftdm *d = opaque;
+
+    (void)fd;
+    (void)what;
+    for (unsigned int i = 0; i < d->ndone; i++) {
+        struct done *c = &d->done[i];
+
+        if (!d->rc && vio_blk_current(d->bus, BLK_SLOT, &c->req))
+            vio_blk_complete(d->bus, BLK_SLOT, &c->req, c->status,
+                             c->data);
+        free(c->data);
+    }
+    d->ndone = 0;
+}
+
+/* Frames from the tap, while the guest has buffers posted for them. */
+static void on_tap(evutil_socket_t fd, short what, void *opaque)
+{
+    static uint8_t frame[VIO_NET_FRAME_MAX + 1];
+    struct ftdm *d = opaque;
+
+    (void)what;
+    for (int i = 0; i < RX_BATCH && !d->rc; i++) {
+        int n;
+
+        if (!vio_net_can_rx(d->bus, NET_SLOT)) {
+            d->rx_waits = true;
+            event_del(d->tap_ev);
+            return;
+        }
+        n = ftdm_tap_read(fd, frame, sizeof(frame));
+        if (n <= 0) {
+            if (n < 0) {
+                snprintf(d->err, sizeof(d->err), "domain %u: reading "
+                         "tap %s: %s", d->domid, d->tap_name,
+                         strerror(-n));
+                stop(d, n);
+            }
+            return;
+        }
+        if (n > (int)VIO_NET_FRAME_MAX) {
+            d->rx_dropped++;
+            continue;
+        }
+        if (vio_net_rx(d->bus, NET_SLOT, frame, (uint32_t)n))
+            d->rx_dropped++;
+        else
+            d->received++;
+    }
+}
+
+/* The guest posted buffers: the tap is read again (not from here). */
+static void notified(void *opaque, unsigned int slot, unsigned int queue)
+{
+    struct ftdm *d = opaque;
+
+    if (slot == NET_SLOT && queue == 0 && d->rx_waits && d->tap_ev) {
+        d->rx_waits = false;
+        event_add(d->tap_ev, NULL);
+    }
 }
 
 static void warn(void *opaque, const char *msg)
@@ -110,26 +301,36 @@ static void warn(void *opaque, const char *msg)
 }
 
 /* Route the BAR's MMIO to ftdm where the guest placed it, and only then. */
-static void follow_bar(struct ftdm *d)
+static void follow_bar(struct ftdm *d, unsigned int slot)
 {
     uint32_t base;
-    bool on = vio_bar_at(d->bus, NET_SLOT, &base);
+    bool on = vio_bar_at(d->bus, slot, &base);
     int rc = 0;
 
-    if (on && base == d->bar)
+    if (on && base == d->bar[slot])
         return;
-    if (d->bar)
-        rc = ftdm_ioreq_release_mmio(d->io, d->bar, VIO_BAR_SIZE, d->err,
-                                     sizeof(d->err));
-    d->bar = 0;
+    if (d->bar[slot])
+        rc = ftdm_ioreq_release_mmio(d->io, d->bar[slot], VIO_BAR_SIZE,
+                                     d->err, sizeof(d->err));
+    d->bar[slot] = 0;
     if (!rc && on) {
         rc = ftdm_ioreq_claim_mmio(d->io, base, VIO_BAR_SIZE, d->err,
                                    sizeof(d->err));
         if (!rc)
-            d->bar = base;
+            d->bar[slot] = base;
     }
     if (rc)
         stop(d, rc);
+}
+
+/* The core's slot of the function at 'devfn'; 0 if it is not ours. */
+static unsigned int slot_of(const struct ftdm *d, unsigned int devfn)
+{
+    if (devfn == d->devfn)
+        return NET_SLOT;
+    if (d->disk.fd >= 0 && devfn == d->devfn + 8u)
+        return BLK_SLOT;
+    return 0;
 }
 
 static void serve(void *opaque, struct ftdm_access *a)
@@ -137,14 +338,16 @@ static void serve(void *opaque, struct ftdm_access *a)
     struct ftdm *d = opaque;
 
     if (a->kind == FTDM_CFG) {
-        if (a->devfn != d->devfn || a->addr > 255 || a->size > 4) {
+        unsigned int slot = slot_of(d, a->devfn);
+
+        if (!slot || a->addr > 255 || a->size > 4) {
             a->data = ~0ull;
         } else if (a->write) {
-            vio_cfg_write(d->bus, NET_SLOT, (unsigned int)a->addr, a->size,
+            vio_cfg_write(d->bus, slot, (unsigned int)a->addr, a->size,
                           (uint32_t)a->data);
-            follow_bar(d);
+            follow_bar(d, slot);
         } else {
-            a->data = vio_cfg_read(d->bus, NET_SLOT, (unsigned int)a->addr,
+            a->data = vio_cfg_read(d->bus, slot, (unsigned int)a->addr,
                                    a->size);
         }
         return;
@@ -196,11 +399,29 @@ static void on_home(evutil_socket_t fd, short what, void *opaque)
     }
 }
 
+static void say_held(struct ftdm *d)
+{
+    struct ftdm_hold_stats st;
+
+    ftdm_hold_stats(d->hold, &st);
+    printf("ftdm: domain %u: outputs held %llu (at most %llu), released "
+           "once acknowledged %llu, passed unprotected %llu; acknowledged "
+           "up to record %llu\n", d->domid,
+           (unsigned long long)st.held, (unsigned long long)st.held_max,
+           (unsigned long long)st.released, (unsigned long long)st.passed,
+           (unsigned long long)st.acked);
+    fflush(stdout);
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *opaque)
 {
     struct ftdm *d = opaque;
 
     (void)what;
+    if (sig == SIGUSR1) {
+        say_held(d);
+        return;
+    }
     d->why = sig == SIGTERM ? "SIGTERM" : "SIGINT";
     stop(d, 0);
 }
@@ -222,30 +443,109 @@ static int usage(const char *why)
 {
     if (why)
         fprintf(stderr, "ftdm: %s\n", why);
-    fprintf(stderr, "usage: ftdm [--slot DEV] [--mac MAC] DOMID\n");
+    fprintf(stderr, "usage: ftdm [--slot DEV] [--mac MAC] [--tap NAME "
+            "[--bridge BR]] [--disk PATH] DOMID\n");
     return 2;
 }
 
 /*
- * The bus: virtio-net, its BAR unplaced and decoding off until firmware
- * places it, as a function is at reset.
+ * The bus: virtio-net (and virtio-blk), BARs unplaced and decoding off
+ * until firmware places them, as a function is at reset.
  */
 static int bus_new(struct ftdm *d)
 {
     const struct vio_host host = {
         .opaque = d, .ram_read = ram_read, .ram_write = ram_write,
-        .ram_ok = ram_ok, .msi = msi, .net_tx = net_tx, .warn = warn,
+        .ram_ok = ram_ok, .msi = msi, .net_tx = net_tx,
+        .blk_submit = blk_submit, .notified = notified, .warn = warn,
     };
+    char serial[21];
 
+    snprintf(serial, sizeof(serial), "xenft-dom%u", d->domid);
     d->bus = vio_bus_new(&host);
-    if (!d->bus || vio_add_net(d->bus, NET_SLOT, VIO_BAR_SIZE, d->mac)) {
+    if (!d->bus || vio_add_net(d->bus, NET_SLOT, VIO_BAR_SIZE, d->mac) ||
+        (d->disk.fd >= 0 &&
+         vio_add_blk(d->bus, BLK_SLOT, 2 * VIO_BAR_SIZE, d->disk.sectors,
+                     serial))) {
         snprintf(d->err, sizeof(d->err), "domain %u: cannot make its "
-                 "virtio-net function", d->domid);
+                 "virtio functions", d->domid);
         return -ENOMEM;
     }
-    vio_cfg_write(d->bus, NET_SLOT, 0x04, 2, 0);
-    vio_cfg_write(d->bus, NET_SLOT, 0x10, 4, 0);
+    for (unsigned int slot = NET_SLOT; slot <= BLK_SLOT; slot++) {
+        if (slot == BLK_SLOT && d->disk.fd < 0)
+            break;
+        vio_cfg_write(d->bus, slot, 0x04, 2, 0);
+        vio_cfg_write(d->bus, slot, 0x10, 4, 0);
+    }
     return 0;
+}
+
+/* The backends, then the bus and the functions claimed on Xen's. */
+static int setup(struct ftdm *d)
+{
+    if (d->disk_path && ftdm_disk_open(&d->disk, d->domid, d->disk_path,
+                                       d->err, sizeof(d->err)))
+        return -1;
+    if (d->tap_name) {
+        d->tap = ftdm_tap_open(d->domid, d->tap_name, d->bridge, d->err,
+                               sizeof(d->err));
+        if (d->tap < 0)
+            return -1;
+        d->tap_ev = event_new(d->base, d->tap, EV_READ | EV_PERSIST,
+                              on_tap, d);
+        if (!d->tap_ev || event_add(d->tap_ev, NULL))
+            goto no_event;
+    }
+    d->done_ev = event_new(d->base, -1, 0, on_done, d);
+    if (!d->done_ev)
+        goto no_event;
+    if (bus_new(d) || ftdm_ram_open(&d->ram, d->domid, d->err,
+                                    sizeof(d->err)) ||
+        ftdm_hold_open(&d->hold, d->domid, d->base, XLFT_ACK_WAKE_DIR, emit,
+                       d, d->err, sizeof(d->err)) ||
+        ftdm_ioreq_open(&d->io, d->domid, d->err, sizeof(d->err)) ||
+        ftdm_ioreq_claim_pci(d->io, d->devfn, d->err, sizeof(d->err)) ||
+        (d->disk.fd >= 0 &&
+         ftdm_ioreq_claim_pci(d->io, d->devfn + 8, d->err, sizeof(d->err))))
+        return -1;
+    return 0;
+no_event:
+    snprintf(d->err, sizeof(d->err), "domain %u: cannot set up its events",
+             d->domid);
+    return -1;
+}
+
+static void say_serving(const struct ftdm *d, unsigned int dev)
+{
+    printf("ftdm: domain %u: virtio-net at 00:%02x.0, MAC "
+           "%02x:%02x:%02x:%02x:%02x:%02x, ", d->domid, dev, d->mac[0],
+           d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5]);
+    if (d->tap < 0)
+        printf("no network backend");
+    else
+        printf("tap %s%s%s", d->tap_name, d->bridge ? " on bridge " : "",
+               d->bridge ? d->bridge : "");
+    if (d->disk.fd >= 0)
+        printf("; virtio-blk at 00:%02x.0, disk %s (%llu sectors)",
+               dev + 1, d->disk_path, (unsigned long long)d->disk.sectors);
+    printf("; serving\n");
+    fflush(stdout);
+}
+
+static void say_stopped(struct ftdm *d)
+{
+    printf("ftdm: domain %u: stopped (%s); the guest sent %lu frames (%lu "
+           "bytes), ", d->domid, d->why ? d->why : "its loop ended",
+           d->frames, d->bytes);
+    if (d->tap < 0)
+        printf("dropped: no network backend; ");
+    else
+        printf("%lu dropped; received %lu frames, %lu dropped; ",
+               d->tx_dropped, d->received, d->rx_dropped);
+    if (d->disk.fd >= 0)
+        printf("%lu disk requests; ", d->reqs);
+    printf("%lu MSIs raised; %lu accesses refused\n", d->msis, d->refused);
+    say_held(d);
 }
 
 int main(int argc, char **argv)
@@ -253,11 +553,18 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         { "slot", required_argument, NULL, 's' },
         { "mac", required_argument, NULL, 'm' },
+        { "tap", required_argument, NULL, 't' },
+        { "bridge", required_argument, NULL, 'b' },
+        { "disk", required_argument, NULL, 'd' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
-    struct ftdm d = { .mac = { 0x00, 0x16, 0x3e, 0x46, 0x54, 0x01 } };
-    struct event *ev_io = NULL, *ev_xs = NULL, *sigs[2] = { NULL, NULL };
+    struct ftdm d = {
+        .mac = { 0x00, 0x16, 0x3e, 0x46, 0x54, 0x01 },
+        .tap = -1, .disk = { .fd = -1 },
+    };
+    struct event *ev_io = NULL, *ev_xs = NULL, *sigs[3] = { NULL };
+    static const int signo[3] = { SIGTERM, SIGINT, SIGUSR1 };
     unsigned long dev = DEFAULT_DEV, domid;
     char *end;
     int c, rc = -1;
@@ -266,13 +573,23 @@ int main(int argc, char **argv)
         switch (c) {
         case 's':
             dev = strtoul(optarg, &end, 0);
-            if (*end || !dev || dev > 31)
-                return usage("--slot: a device number 1 to 31");
+            if (*end || !dev || dev > 30)
+                return usage("--slot: a device number 1 to 30 (virtio-blk "
+                             "takes the next)");
             break;
         case 'm':
             if (parse_mac(optarg, d.mac))
                 return usage("--mac: six hex bytes, unicast "
                              "(00:16:3e:46:54:01)");
+            break;
+        case 't':
+            d.tap_name = optarg;
+            break;
+        case 'b':
+            d.bridge = optarg;
+            break;
+        case 'd':
+            d.disk_path = optarg;
             break;
         case 'h':
             usage(NULL);
@@ -283,6 +600,8 @@ int main(int argc, char **argv)
     }
     if (optind != argc - 1)
         return usage("one DOMID");
+    if (d.bridge && !d.tap_name)
+        return usage("--bridge: for the tap of --tap");
     domid = strtoul(argv[optind], &end, 10);
     if (*end || !domid || domid >= 0x7ff0)
         return usage("DOMID: a guest's domain number");
@@ -294,10 +613,7 @@ int main(int argc, char **argv)
         snprintf(d.err, sizeof(d.err), "domain %u: no event loop", d.domid);
         goto out;
     }
-    if (bus_new(&d) || ftdm_ram_open(&d.ram, d.domid, d.err,
-                                     sizeof(d.err)) ||
-        ftdm_ioreq_open(&d.io, d.domid, d.err, sizeof(d.err)) ||
-        ftdm_ioreq_claim_pci(d.io, d.devfn, d.err, sizeof(d.err)))
+    if (setup(&d))
         goto out;
     snprintf(d.home, sizeof(d.home), "/local/domain/%u", d.domid);
     d.xs = xs_open(0);
@@ -310,32 +626,26 @@ int main(int argc, char **argv)
                       on_ioreq, &d);
     ev_xs = event_new(d.base, xs_fileno(d.xs), EV_READ | EV_PERSIST,
                       on_home, &d);
-    sigs[0] = evsignal_new(d.base, SIGTERM, on_signal, &d);
-    sigs[1] = evsignal_new(d.base, SIGINT, on_signal, &d);
-    if (!ev_io || !ev_xs || !sigs[0] || !sigs[1] || event_add(ev_io, NULL) ||
-        event_add(ev_xs, NULL) || event_add(sigs[0], NULL) ||
-        event_add(sigs[1], NULL)) {
+    for (int i = 0; i < 3; i++)
+        sigs[i] = evsignal_new(d.base, signo[i], on_signal, &d);
+    if (!ev_io || !ev_xs || !sigs[0] || !sigs[1] || !sigs[2] ||
+        event_add(ev_io, NULL) || event_add(ev_xs, NULL) ||
+        event_add(sigs[0], NULL) || event_add(sigs[1], NULL) ||
+        event_add(sigs[2], NULL)) {
         snprintf(d.err, sizeof(d.err), "domain %u: cannot set up its "
                  "events", d.domid);
         goto out;
     }
-    printf("ftdm: domain %u: virtio-net at 00:%02x.0, MAC "
-           "%02x:%02x:%02x:%02x:%02x:%02x, no network backend; serving\n",
-           d.domid, (unsigned int)dev, d.mac[0], d.mac[1], d.mac[2],
-           d.mac[3], d.mac[4], d.mac[5]);
-    fflush(stdout);
+    say_serving(&d, (unsigned int)dev);
     event_base_dispatch(d.base);
     if (d.rc)
         goto out;
-    printf("ftdm: domain %u: stopped (%s); the guest sent %lu frames (%lu "
-           "bytes), dropped: no network backend; %lu MSIs raised; %lu "
-           "accesses refused\n", d.domid, d.why ? d.why : "its loop ended",
-           d.frames, d.bytes, d.msis, d.refused);
+    say_stopped(&d);
     rc = 0;
 out:
     if (rc)
         fprintf(stderr, "ftdm: %s\n", d.err[0] ? d.err : "failed");
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (sigs[i])
             event_free(sigs[i]);
     if (ev_xs)
@@ -345,7 +655,17 @@ out:
     if (d.xs)
         xs_close(d.xs);
     ftdm_ioreq_close(d.io);
+    /* What is still held never goes: its log was not acknowledged. */
+    ftdm_hold_close(d.hold);
     ftdm_ram_close(d.ram);
+    if (d.done_ev) {
+        on_done(-1, 0, &d);
+        event_free(d.done_ev);
+    }
+    if (d.tap_ev)
+        event_free(d.tap_ev);
+    ftdm_tap_close(d.tap);
+    ftdm_disk_close(&d.disk);
     if (d.bus)
         vio_bus_free(d.bus);
     if (d.base)

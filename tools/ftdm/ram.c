@@ -18,7 +18,6 @@
 
 #define PAGE        4096u
 #define MAP_PAGES   64u         /* pages mapped at once */
-#define WRITE_MAX   65536u      /* bytes of one XEN_DMOP_ft_write */
 
 struct ftdm_ram {
     uint32_t domid;
@@ -150,7 +149,8 @@ int ftdm_ram_write(struct ftdm_ram *r, uint64_t gpa, const void *buf,
         return -EFAULT;
     }
     while (len) {
-        uint32_t k = len < WRITE_MAX ? len : WRITE_MAX;
+        uint32_t k = len < XLFT_XEN_DM_WRITE_MAX ? len
+                                                 : XLFT_XEN_DM_WRITE_MAX;
         int rc = xlft_xen_dm_write(r->xen, r->domid, gpa, in, k, err,
                                    errlen);
 

@@ -32,6 +32,9 @@
 #include "xlft_ft_domctl.h"
 #include "xlft_xen.h"
 
+_Static_assert(XLFT_XEN_DM_WRITE_MAX == XEN_DMOP_FT_WRITE_MAX,
+               "xlft_xen.h says another size than the series");
+
 /*
  * The op travels in the domctl's union; its layout is the same for
  * 32- and 64-bit callers (seq is 8-aligned), as the public ABI needs.

@@ -114,6 +114,7 @@ int xlft_xen_ft_go_live(struct xlft_xen *x, uint32_t domid, char *err,
  * -EOPNOTSUPP.
  */
 #define XLFT_XEN_DM_WRITE_WAIT_S 5
+#define XLFT_XEN_DM_WRITE_MAX 65536u   /* bytes of one write */
 int xlft_xen_dm_write(struct xlft_xen *x, uint32_t domid, uint64_t gpa,
                       const void *data, uint32_t len, char *err,
                       size_t errlen);
