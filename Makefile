@@ -72,9 +72,9 @@ XLFT_SRC := $(sort $(wildcard tools/libxlft/*.c))
 # libxlft's xen backend: in libxlft.a, linked only into dom0 programs.
 XLFT_XEN_SRC := tools/libxlft/xen_config.c tools/libxlft/xen_copy.c \
                 tools/libxlft/xen_ft.c tools/libxlft/xen_speed.c \
-                tools/libxlft/xs_status.c
+                tools/libxlft/xs_status.c tools/libxlft/xen_cfg_file.c
 XLFT_SRC := $(filter-out $(XLFT_XEN_SRC),$(XLFT_SRC))
-XEN_LIBS := -lxenlight -lxentoollog -lxenstore -lxencall \
+XEN_LIBS := -lxenlight -lxlutil -lxentoollog -lxenstore -lxencall \
             -lxenforeignmemory -lxenevtchn
 VIO_SRC  := $(sort $(wildcard hvm/devices/*.c))
 FTVM_SRC := $(sort $(wildcard hvm/ftvm/*.c)) $(VIO_SRC)
@@ -220,10 +220,12 @@ $(BUILD)/bin/ftdm: $(rel_FTDM_OBJ) $(BUILD)/obj/rel/tools/libxlft/xen_ft.o \
 	$(CC) $^ -o $@ -levent $(XEN_LIBS) -lxendevicemodel
 
 # xl-ft reads ftd's JSON status with libxlft's reader.
-XLFT_CLI_SRC := $(sort $(wildcard tools/xl-ft/*.c)) tools/libxlft/json.c
+# check and create read xl configurations with libxlutil.
+XLFT_CLI_SRC := $(sort $(wildcard tools/xl-ft/*.c)) tools/libxlft/json.c \
+                tools/libxlft/xen_cfg_file.c
 $(BUILD)/bin/xl-ft: $(XLFT_CLI_SRC:%.c=$(BUILD)/obj/rel/%.o)
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@
+	$(CC) $^ -o $@ -lxlutil -lxenlight
 
 # Guests: freestanding i386 code, flat multiboot images (hvm/guests).
 GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -nostdlib \
@@ -271,14 +273,17 @@ $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 UNIT_FTVM := hvm/ftvm/pic.c tools/ftd/sync_hdr.c tools/ftd/pair_meter.c \
              $(VIO_SRC)
 $(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ) \
-                           $(UNIT_FTVM:%.c=$(BUILD)/obj/rel/%.o)
+                           $(UNIT_FTVM:%.c=$(BUILD)/obj/rel/%.o) \
+                           $(BUILD)/obj/rel/tools/libxlft/xen_cfg_file.o
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ -lcunit $(LIBS)
+	$(CC) $^ -o $@ -lcunit $(LIBS) -lxlutil -lxenlight
 
-$(BUILD)/tests/unit-tests-san: $(san_UNIT_OBJ) $(san_XLFT_OBJ) $(san_CORE_OBJ) \
-                               $(UNIT_FTVM:%.c=$(BUILD)/obj/san/%.o)
+$(BUILD)/tests/unit-tests-san: $(san_UNIT_OBJ) $(san_XLFT_OBJ) \
+                               $(san_CORE_OBJ) \
+                               $(UNIT_FTVM:%.c=$(BUILD)/obj/san/%.o) \
+                               $(BUILD)/obj/san/tools/libxlft/xen_cfg_file.o
 	@mkdir -p $(@D)
-	$(CC) $(san_LDFLAGS) $^ -o $@ -lcunit $(LIBS)
+	$(CC) $(san_LDFLAGS) $^ -o $@ -lcunit $(LIBS) -lxlutil -lxenlight
 
 # ftvm serve and its control client under ASan+UBSan, with the guests.
 SAN := $(BUILD)/san
@@ -298,7 +303,7 @@ $(SAN)/bin/ftd: $(san_FTD_OBJ) $(san_XLFT_OBJ) \
 	$(CC) $(san_LDFLAGS) $^ -o $@ $(LIBS) $(XEN_LIBS)
 $(SAN)/bin/xl-ft: $(XLFT_CLI_SRC:%.c=$(BUILD)/obj/san/%.o)
 	@mkdir -p $(@D)
-	$(CC) $(san_LDFLAGS) $^ -o $@
+	$(CC) $(san_LDFLAGS) $^ -o $@ -lxlutil -lxenlight
 $(SAN)/guests: $(GUESTS:%=$(BUILD)/guests/%.bin)
 	@mkdir -p $(@D)
 	ln -sfn ../guests $@

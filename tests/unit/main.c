@@ -40,6 +40,7 @@ int main(void)
     register_sync_hdr_tests();
     register_meter_tests();
     register_ack_wake_tests();
+    register_xen_cfg_file_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

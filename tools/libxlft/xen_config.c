@@ -64,7 +64,6 @@ static bool has_word(const char *s, const char *word)
 static void check(const libxl_domain_config *c, struct refusals *r)
 {
     const libxl_domain_build_info *b = &c->b_info;
-    int i;
 
     if (c->c_info.type != LIBXL_DOMAIN_TYPE_HVM) {
         /* The other checks are about HVM settings. */
@@ -99,12 +98,14 @@ static void check(const libxl_domain_config *c, struct refusals *r)
     if (b->kernel && !has_word(b->cmdline, "nopv"))
         refuse(r, "a kernel booted without nopv uses Xen's PV clock and "
                "event channels: add nopv to cmdline");
-    for (i = 0; i < c->num_nics; i++)
-        if (c->nics[i].nictype == LIBXL_NIC_TYPE_VIF) {
-            refuse(r, "vif %d is a PV network device: give it type=ioemu",
-                   i);
-            break;
-        }
+    if (c->num_nics)
+        refuse(r, "%d vif device(s): QEMU's and PV network devices write "
+               "guest memory behind the log: remove vif = [...], ftdm "
+               "serves the network", c->num_nics);
+    if (c->num_disks)
+        refuse(r, "%d disk device(s): QEMU's and PV disks write guest "
+               "memory behind the log: remove disk = [...], ftdm serves "
+               "the disk", c->num_disks);
     if (c->num_pcidevs)
         refuse(r, "%d passthrough PCI device(s) DMA behind Xen: remove "
                "pci = [...]", c->num_pcidevs);

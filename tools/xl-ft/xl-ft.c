@@ -8,11 +8,14 @@
  *   xl-ft [--socket PATH] ft-disable GUEST
  *   xl-ft [--socket PATH] ft-failover GUEST
  *   xl-ft [--socket PATH] ft-status [--json] [--watch [--count N]] [GUEST]
+ *   xl-ft check CFG
+ *   xl-ft create CFG
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "create.h"
 #include "ctl.h"
 #include "status.h"
 
@@ -22,7 +25,10 @@ static const char usage[] =
     "       xl-ft [--socket PATH] ft-failover GUEST\n"
     "       xl-ft [--socket PATH] ft-status [--json] [--watch [--count N]]"
     " [GUEST]\n"
-    "Asks this host's ftd (default socket /run/xenft/ftd.sock).\n"
+    "       xl-ft check CFG\n"
+    "       xl-ft create CFG\n"
+    "Asks this host's ftd (default socket /run/xenft/ftd.sock); check\n"
+    "and create read an xl configuration and make the guest with ftdm.\n"
     "Exit status: 0 done, 1 refused or ftd unreachable, 2 usage.\n";
 
 static int bad_usage(const char *what)
@@ -78,6 +84,10 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
+    if (argc == 3 && !strcmp(argv[1], "check"))
+        return create_check(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "create"))
+        return create_run(argv[2]);
     if (argc > 2 && !strcmp(argv[1], "--socket")) {
         path = argv[2];
         i = 3;

@@ -3,9 +3,12 @@
 #
 # 28-ftdm-record.sh - on the hypervisor built from xen-patches (skipped
 # without it), ftdm's outputs wait for the secondary while Xen records
-# the guest.  The kvstore guest (the binary ftvm runs) boots recorded
-# on ftdm's virtio-net, whose frames go through a tap in dom0, and
-# virtio-blk, a file in dom0.  xlft-xen ack-hold reads the records as a
+# the guest.  xl-ft create refuses a configuration with a QEMU network
+# device, making nothing; given the kvstore guest's (the binary ftvm
+# runs), with ftdm's keys, it creates the guest paused, starts ftdm and
+# unpauses it: the guest runs on ftdm's virtio-net, whose frames go
+# through a tap in dom0, and virtio-blk, a file in dom0, and is recorded
+# once it serves.  xlft-xen ack-hold reads the records as a
 # secondary would and acknowledges them as the test says: first all at
 # once (a PUT answered, its round trip printed), then only when told.
 # A PUT's disk write then waits in ftdm, not on the disk, and no answer
@@ -22,7 +25,8 @@
 . "$(dirname "$0")/../testlib.sh"
 
 patched_image
-lab_put bin/ftdm tests/xlft-xen guests/kvstore.bin guests/disk.bin
+lab_put bin/ftdm bin/xl-ft tests/xlft-xen guests/kvstore.bin \
+    guests/disk.bin
 lab --xen "$image" -- '
 . /xenft/dom0.sh
 # A failed wait shows where each part stood.
@@ -48,20 +52,31 @@ put() {
 }
 ms() { echo $(($(date +%s%N) / 1000000)); }
 # start NAME KERNEL CMDLINE READY FTDM-OPTION...: the guest created
-# paused, ftdm serving it, the guest run until its console says READY
-# (firmware makes hypercalls, which Xen refuses to a recorded guest),
-# then recording begun, its acks as the test says on fd 3.
+# paused, ftdm serving it (xl-ft create when there is no FTDM-OPTION:
+# the ftdm keys are in the configuration), the guest run until its
+# console says READY (firmware makes hypercalls, which Xen refuses to a
+# recorded guest), then recording begun, its acks as the test says on
+# fd 3.
 start() {
     fit_cfg $1 $2 "$3"
-    xl create -p /tmp/$1.cfg || exit 1
-    dom=$(xl domid $1)
     s_guest=$1 s_ready=$4
     shift 4
-    timeout -k 5 300 /xenft/ftdm "$@" $dom > /tmp/dm.log 2>&1 &
-    dm=$!
-    waiting 30 "ftdm serving" grep -q "serving$" /tmp/dm.log
+    if [ $# = 0 ]; then
+        cat /tmp/$s_guest.ftdm >> /tmp/$s_guest.cfg
+        /xenft/xl-ft create /tmp/$s_guest.cfg > /tmp/create.log || exit 1
+        cat /tmp/create.log
+        ln -sf "$(sed -n "s/.*, its log //p" /tmp/create.log)" /tmp/dm.log
+        dom=$(xl domid $s_guest)
+        dm=$(pgrep -x ftdm)
+    else
+        xl create -p /tmp/$s_guest.cfg || exit 1
+        dom=$(xl domid $s_guest)
+        timeout -k 5 300 /xenft/ftdm "$@" $dom > /tmp/dm.log 2>&1 &
+        dm=$!
+        waiting 30 "ftdm serving" grep -q "serving$" /tmp/dm.log
+    fi
     [ "$s_guest" != kv ] || kv_net
-    xl unpause $s_guest
+    [ $# = 0 ] || xl unpause $s_guest
     waiting 180 "$s_ready from $s_guest" grep -q "$s_ready" /tmp/$s_guest.log
     rm -f /tmp/ah.in
     mkfifo /tmp/ah.in
@@ -90,14 +105,18 @@ finish() {
     xl destroy $1
     waiting 30 "ftdm ending with the guest" \
         sh -c "! kill -0 $dm 2>/dev/null"
-    wait $dm
-    echo "ftdm exit=$?"
     sed "s/^/dm: /" /tmp/dm.log
 }
 
 truncate -s 1M /tmp/kv.disk
-start kv kvstore.bin "ip=10.77.0.2" "^kv: serving" --tap ftkv \
-    --disk /tmp/kv.disk
+printf "%s\n" "ftdm_tap = \"ftkv\"" "ftdm_disk = \"/tmp/kv.disk\"" \
+    > /tmp/kv.ftdm
+# Refused, nothing made: a configuration with a QEMU network device.
+fit_cfg bad kvstore.bin "ip=10.77.0.3"
+echo "vif = [ \"bridge=xenbr0\" ]" >> /tmp/bad.cfg
+/xenft/xl-ft create /tmp/bad.cfg
+echo "unfit=$? guests named bad: $(xl list | grep -c "^bad ")"
+start kv kvstore.bin "ip=10.77.0.2" "^kv: serving"
 echo auto >&3
 t0=$(ms)
 put a1
@@ -159,7 +178,13 @@ expect_lines '^protected round trip: [0-9]+ ms$' \
 'sent [1-9][0-9]* frames \([0-9]+ bytes\), 0 dropped; received [1-9][0-9]* '\
 'frames, 0 dropped; [1-9][0-9]* disk requests; ' \
     '^ah: ack-hold: [0-9]+ records, [1-9][0-9]* DMA \([0-9]+ bytes\)' \
-    '^ack-hold exit=0$' '^ftdm exit=0$' '^guest: disk: round 7 ok$' \
+    '^ack-hold exit=0$' '^guest: disk: round 7 ok$' \
+    '^unfit=1 guests named bad: 0$' \
+    '^/tmp/bad.cfg:[0-9]+: 1 vif device\(s\): QEMU.s and PV network ' \
+    '^xl-ft: guest kv is domain [0-9]+, running; ftdm \(pid [0-9]+\) '\
+'serves its devices, its log /var/log[a-z/]*/ftdm-kv.log$' \
+    '^dm: ftdm: domain [0-9]+: stopped \(the domain is gone\); the guest '\
+'sent 0 frames \(0 bytes\), dropped: no network backend; [0-9]+ disk' \
     '^dm: ftdm: domain [0-9]+: virtio-net at 00:05.0, .*, no network '\
 'backend; virtio-blk at 00:06.0, disk /tmp/dk.disk \(8192 sectors\); '\
 'serving$'

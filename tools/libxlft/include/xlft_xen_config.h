@@ -2,9 +2,10 @@
 /*
  * xlft_xen_config.h - is a running Xen domain fit for FT?  Its libxl
  * configuration must give it one vCPU, HVM with shadow paging,
- * emulated TSC, no viridian, no PV drivers and no passthrough
- * (xen-hooks.md): the rest of the guest's inputs then go through the
- * hooks Xen records.
+ * emulated TSC, no viridian, no PV drivers, no network or disk device
+ * of QEMU's (ftdm serves those) and no passthrough (xen-hooks.md): the
+ * rest of the guest's inputs then go through the hooks Xen records.
+ * xlft_xen_cfg_file.h checks the same of a configuration file.
  */
 #ifndef XLFT_XEN_CONFIG_H
 #define XLFT_XEN_CONFIG_H

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * create.c - `xl-ft check` and `xl-ft create` (create.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "create.h"
+#include "xlft_xen_cfg_file.h"
+
+/* How long ftdm may take to serve, and how often to look. */
+#define SERVE_WAIT_MS   30000
+#define SERVE_POLL_MS   100
+
+static int check(const char *cfg, struct xlft_xen_cfg_file *f)
+{
+    char err[8192];
+    int rc = xlft_xen_cfg_file_check(cfg, f, err, sizeof(err));
+
+    if (rc == -EINVAL)
+        fprintf(stderr, "xl-ft: %s is not fit for FT; change:\n%s\n", cfg,
+                err);
+    else if (rc)
+        fprintf(stderr, "xl-ft: %s\n", err);
+    return rc ? 1 : 0;
+}
+
+int create_check(const char *cfg)
+{
+    struct xlft_xen_cfg_file f;
+
+    if (check(cfg, &f))
+        return 1;
+    printf("xl-ft: %s is fit for FT (guest %s; ftdm: %s%s%s%s)\n", cfg,
+           f.name, f.tap[0] ? "network on tap " : "no network",
+           f.tap, f.disk[0] ? ", disk " : ", no disk", f.disk);
+    return 0;
+}
+
+/*
+ * Run 'argv' (a program on PATH) and wait: its exit status, or -1 if it
+ * could not run or was killed.  Its standard output into 'out' when
+ * given (at most 'len' - 1 bytes kept).
+ */
+static int run(char *const argv[], char *out, size_t len)
+{
+    int p[2] = { -1, -1 }, status;
+    size_t used = 0;
+    pid_t pid;
+
+    if (out && pipe2(p, O_CLOEXEC))
+        return -1;
+    pid = fork();
+    if (pid == 0) {
+        if (out)
+            dup2(p[1], 1);
+        execvp(argv[0], argv);
+        fprintf(stderr, "xl-ft: cannot run %s: %s\n", argv[0],
+                strerror(errno));
+        _exit(127);
+    }
+    if (out) {
+        close(p[1]);
+        while (pid > 0) {
+            ssize_t n = read(p[0], out + used, len - 1 - used);
+
+            if (n <= 0 && !(n < 0 && errno == EINTR))
+                break;
+            if (n > 0)
+                used += (size_t)n;
+            if (used == len - 1)
+                break;
+        }
+        out[used] = '\0';
+        close(p[0]);
+    }
+    if (pid < 0)
+        return -1;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* ftdm beside this xl-ft if it is there, else on PATH. */
+static void ftdm_path(char *path, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    char *slash;
+
+    snprintf(path, len, "ftdm");
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    slash = strrchr(self, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    if ((size_t)snprintf(path, len, "%s/ftdm", self) < len &&
+        !access(path, X_OK))
+        return;
+    snprintf(path, len, "ftdm");
+}
+
+/* ftdm for 'domid', in a session of its own, its output in 'log'. */
+static pid_t start_ftdm(const struct xlft_xen_cfg_file *f,
+                        const char *domid, const char *log)
+{
+    char prog[PATH_MAX];
+    const char *argv[12];
+    int n = 0, fd;
+    pid_t pid;
+
+    ftdm_path(prog, sizeof(prog));
+    argv[n++] = prog;
+    if (f->tap[0]) {
+        argv[n++] = "--tap";
+        argv[n++] = f->tap;
+    }
+    if (f->bridge[0]) {
+        argv[n++] = "--bridge";
+        argv[n++] = f->bridge;
+    }
+    if (f->mac[0]) {
+        argv[n++] = "--mac";
+        argv[n++] = f->mac;
+    }
+    if (f->disk[0]) {
+        argv[n++] = "--disk";
+        argv[n++] = f->disk;
+    }
+    argv[n++] = domid;
+    argv[n] = NULL;
+    pid = fork();
+    if (pid)
+        return pid;
+    setsid();
+    fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+    }
+    fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        dup2(fd, 0);
+    execvp(prog, (char *const *)argv);
+    fprintf(stderr, "xl-ft: cannot run %s: %s\n", prog, strerror(errno));
+    _exit(127);
+}
+
+/* Whether 'log' has ftdm's line saying it serves. */
+static int serving(const char *log)
+{
+    char line[1024];
+    FILE *f = fopen(log, "r");
+    int yes = 0;
+
+    if (!f)
+        return 0;
+    while (!yes && fgets(line, sizeof(line), f))
+        yes = strstr(line, "; serving\n") != NULL;
+    fclose(f);
+    return yes;
+}
+
+/* Wait (bounded) until ftdm serves: 0, or -1 if it ended or never did. */
+static int await_serving(pid_t pid, const char *log)
+{
+    const struct timespec pause = { 0, SERVE_POLL_MS * 1000000L };
+
+    for (int waited = 0; waited < SERVE_WAIT_MS; waited += SERVE_POLL_MS) {
+        if (serving(log))
+            return 0;
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return -1;
+        nanosleep(&pause, NULL);
+    }
+    return -1;
+}
+
+static void show_log(const char *log)
+{
+    char line[1024];
+    FILE *f = fopen(log, "r");
+
+    while (f && fgets(line, sizeof(line), f))
+        fprintf(stderr, "  %s", line);
+    if (f)
+        fclose(f);
+}
+
+int create_run(const char *cfg)
+{
+    struct xlft_xen_cfg_file f;
+    char domid[32] = "", log[PATH_MAX];
+    char *xl_create[] = { "xl", "create", "-p", (char *)cfg, NULL };
+    char *xl_domid[] = { "xl", "domid", f.name, NULL };
+    char *xl_unpause[] = { "xl", "unpause", domid, NULL };
+    char *xl_destroy[] = { "xl", "destroy", domid, NULL };
+    struct stat st;
+    pid_t dm = -1;
+    char *end;
+    int rc = 1;
+
+    if (check(cfg, &f))
+        return 1;
+    if (run(xl_create, NULL, 0)) {
+        fprintf(stderr, "xl-ft: xl create -p %s failed: nothing made\n",
+                cfg);
+        return 1;
+    }
+    if (run(xl_domid, domid, sizeof(domid)) || !domid[0]) {
+        fprintf(stderr, "xl-ft: guest %s was created but xl does not "
+                "know its domain: destroy it with xl destroy %s\n", f.name,
+                f.name);
+        return 1;
+    }
+    domid[strcspn(domid, "\n")] = '\0';
+    strtoul(domid, &end, 10);
+    if (*end) {
+        fprintf(stderr, "xl-ft: xl domid %s said '%s'\n", f.name, domid);
+        goto out;
+    }
+    snprintf(log, sizeof(log), "%s/ftdm-%s.log",
+             !stat("/var/log/xen", &st) && S_ISDIR(st.st_mode)
+             ? "/var/log/xen" : "/var/log", f.name);
+    dm = start_ftdm(&f, domid, log);
+    if (dm < 0 || await_serving(dm, log)) {
+        fprintf(stderr, "xl-ft: domain %s (%s): ftdm did not serve its "
+                "devices within %d s; its log %s:\n", domid, f.name,
+                SERVE_WAIT_MS / 1000, log);
+        show_log(log);
+        goto out;
+    }
+    if (run(xl_unpause, NULL, 0)) {
+        fprintf(stderr, "xl-ft: domain %s (%s): xl unpause failed\n",
+                domid, f.name);
+        goto out;
+    }
+    printf("xl-ft: guest %s is domain %s, running; ftdm (pid %ld) serves "
+           "its devices, its log %s\n", f.name, domid, (long)dm, log);
+    rc = 0;
+out:
+    if (rc) {
+        /* Nothing half-made is left: ftdm ends with the domain. */
+        if (dm > 0)
+            kill(dm, SIGTERM);
+        run(xl_destroy, NULL, 0);
+        fprintf(stderr, "xl-ft: guest %s destroyed\n", f.name);
+    }
+    return rc;
+}
