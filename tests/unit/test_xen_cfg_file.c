@@ -33,7 +33,8 @@ static const char fit[] =
     "cmdline = \"ip=10.77.0.2 nopv\"\n"
     "ftdm_tap = \"ftkv\"\n"
     "ftdm_bridge = \"xenbr0\"\n"
-    "ftdm_disk = \"/srv/kv.img\"\n";
+    "ftdm_disk = \"/srv/kv.img\"\n"
+    "on_reboot = \"destroy\"\n";
 
 static int check_text(const char *text)
 {
@@ -107,6 +108,11 @@ static void test_refused(void)
     refused_at(6, NULL, "cfg", "set oos = 0");
     refused_at(7, "tsc_mode = \"native\"", ":7: ",
                "set tsc_mode = \"always_emulate\"");
+    refused_at(7, "tsc_mode = 2", ":7: ", "set tsc_mode = \"always_emulate\"");
+    CU_ASSERT_EQUAL(check_edit(7, "tsc_mode = 1"), 0);
+    refused_at(15, "on_reboot = \"restart\"", ":15: ",
+               "set on_reboot = \"destroy\"");
+    refused_at(15, NULL, ": a reboot", "set on_reboot = \"destroy\"");
     refused_at(8, "viridian = 1", ":8: ", "set viridian = 0");
     refused_at(9, NULL, "cfg", "set xen_platform_pci = 0");
     refused_at(11, "cmdline = \"ip=10.77.0.2\"", ":11: ", "add nopv");

@@ -171,13 +171,13 @@ ft_secondary() {
 
 # fit_cfg NAME KERNEL CMDLINE: /tmp/NAME.cfg, a guest fit for FT (one
 # vCPU, shadow paging without out-of-sync page tables, emulated TSC,
-# RDRAND and RDSEED hidden, no PV devices) booting /xenft/KERNEL with
-# CMDLINE and nopv, its console in /tmp/NAME.log.
+# RDRAND and RDSEED hidden, no PV devices, destroyed on reboot) booting
+# /xenft/KERNEL with CMDLINE and nopv, its console in /tmp/NAME.log.
 fit_cfg() {
     hvm_cfg "$1" "kernel = \"/xenft/$2\"" "cmdline = \"$3 nopv\"" \
         "serial = \"file:/tmp/$1.log\"" 'hap = 0' 'oos = 0' \
         'tsc_mode = "always_emulate"' 'cpuid = "host,rdrand=0,rdseed=0"' \
-        'viridian = 0' 'xen_platform_pci = 0'
+        'viridian = 0' 'xen_platform_pci = 0' 'on_reboot = "destroy"'
 }
 
 # copy_listen GUEST: ftd secondary of GUEST (hostB, with $opts) on

@@ -37,7 +37,10 @@
  *                                           (then wake ftdm), or of all
  *                                           read after "auto" until
  *                                           "manual"; print counts on
- *                                           "stats"; end on "end", EOF
+ *                                           "stats"; end on "end" (in
+ *                                           order, as ftd: all acked
+ *                                           first), "abandon" (not
+ *                                           acked; ftdm woken), EOF
  *                                           or SECONDS
  *   xlft-xen dma DOMID GPA                  DMA as a device model does:
  *                                           recorded, and with FT off
@@ -667,15 +670,23 @@ static uint64_t hold_ack(struct xlft_xen *x, struct rec *s, int wake)
     return at;
 }
 
-/* ack-hold: one line of stdin.  1 at its end, 0 or -errno. */
+/* ack-hold: one line of stdin.  1 at its end (2: abandoned), 0 or
+ * -errno. */
 static int hold_line(struct xlft_xen *x, struct rec *s,
                      const struct tally *t, int wake, bool *autoack,
                      char *err, size_t errlen)
 {
     char line[64];
 
-    if (!fgets(line, sizeof(line), stdin) || !strcmp(line, "end\n"))
+    if (!fgets(line, sizeof(line), stdin))
         return 1;
+    if (!strcmp(line, "end\n")) {
+        ft_ring_set_ack(&s->r.ring, UINT64_MAX);
+        xlft_ack_wake_send(wake, XLFT_ACK_WAKE_DIR, s->domid);
+        return 1;
+    }
+    if (!strcmp(line, "abandon\n"))
+        return 2;
     if (!strcmp(line, "ack\n")) {
         printf("acked %" PRIu64 "\n", hold_ack(x, s, wake));
     } else if (!strcmp(line, "auto\n") || !strcmp(line, "manual\n")) {
@@ -710,7 +721,7 @@ static int ack_hold(uint32_t domid, uint32_t seconds)
     char err[512] = "";
     time_t end = time(NULL) + seconds;
     int wake = xlft_ack_wake_sender(), rc;
-    bool autoack = false;
+    bool autoack = false, abandon = false;
 
     /* Unbuffered: a line not yet taken stays where poll sees it. */
     setvbuf(stdin, NULL, _IONBF, 0);
@@ -758,14 +769,19 @@ static int ack_hold(uint32_t domid, uint32_t seconds)
         if (pfd[0].revents)
             xlft_xen_evtchn_pending(x, &s.e);
         if (pfd[1].revents && (rc = hold_line(x, &s, &t, wake, &autoack,
-                                              err, sizeof(err))) == 1) {
+                                              err, sizeof(err))) > 0) {
+            abandon = rc == 2;
             rc = 0;
             break;
         }
     }
     rc = rec_stop(x, &s, rc, err, sizeof(err));
+    /* Abandoned: ftdm made to look at once, and see no end in order. */
+    if (abandon)
+        xlft_ack_wake_send(wake, XLFT_ACK_WAKE_DIR, domid);
     if (!rc)
-        printf("ack-hold: disabled\n");
+        printf("ack-hold: disabled%s\n", abandon ? ", not acknowledged" :
+               "");
     if (x)
         xlft_xen_close(x);
     if (wake >= 0)

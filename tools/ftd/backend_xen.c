@@ -284,10 +284,22 @@ static int ft_start(struct guest *g, uint32_t role, uint32_t ring_data,
 }
 
 /* Channel, ring, recording: released in that order. */
+/*
+ * Every caller ends the log in order (the secondary halts its copy, or
+ * this one won the claim): the primary's outputs may all go.  Said to
+ * its device model (ftdm) as an acknowledgement of every record, before
+ * recording stops, so that it can tell this log's end from a new one's
+ * start.
+ */
 static int disable(struct guest *g, char *why, size_t len)
 {
     int rc;
 
+    if (g->have_ring && !(g->flags & BACKEND_F_COPY)) {
+        ft_ring_set_ack(&g->ring.ring, UINT64_MAX);
+        if (g->wake >= 0)
+            xlft_ack_wake_send(g->wake, XLFT_ACK_WAKE_DIR, g->domid);
+    }
     xlft_xen_evtchn_unbind(g->x, &g->ev);
     if (g->have_ring)
         xlft_xen_ring_unmap(g->x, &g->ring);

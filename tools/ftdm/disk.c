@@ -58,9 +58,10 @@ void ftdm_disk_close(struct ftdm_disk *d)
 }
 
 uint32_t ftdm_disk_do(struct ftdm_disk *d, const struct vio_blk_req *req,
-                      void *buf)
+                      void *buf, uint32_t domid)
 {
     off_t at = (off_t)(req->sector * VIO_BLK_SECTOR);
+    ssize_t n;
 
     if (req->status != VIO_BLK_S_OK)
         return req->status;
@@ -71,9 +72,17 @@ uint32_t ftdm_disk_do(struct ftdm_disk *d, const struct vio_blk_req *req,
         return VIO_BLK_S_IOERR;         /* beyond the disk, or none */
     if (!req->len)
         return VIO_BLK_S_OK;
-    if (req->type == VIO_BLK_T_IN)
-        return pread(d->fd, buf, req->len, at) == (ssize_t)req->len
-               ? VIO_BLK_S_OK : VIO_BLK_S_IOERR;
-    return pwrite(d->fd, req->data, req->len, at) == (ssize_t)req->len
-           ? VIO_BLK_S_OK : VIO_BLK_S_IOERR;
+    n = req->type == VIO_BLK_T_IN ? pread(d->fd, buf, req->len, at)
+                                  : pwrite(d->fd, req->data, req->len, at);
+    if (n == (ssize_t)req->len)
+        return VIO_BLK_S_OK;
+    if (n >= 0)
+        errno = EIO;                    /* short: the file shrank */
+    if (errno != d->said)
+        fprintf(stderr, "ftdm: domain %u: disk %s of %u bytes at sector "
+                "%llu: %s; the guest gets an I/O error\n", domid,
+                req->type == VIO_BLK_T_IN ? "read" : "write", req->len,
+                (unsigned long long)req->sector, strerror(errno));
+    d->said = errno;
+    return VIO_BLK_S_IOERR;
 }

@@ -19,6 +19,7 @@
 struct ftdm_disk {
     int fd;                     /* -1: none */
     uint64_t sectors;
+    int said;                   /* the last errno said */
 };
 
 /* 0, or -errno with 'err' naming the domain and the path. */
@@ -28,9 +29,11 @@ void ftdm_disk_close(struct ftdm_disk *d);
 
 /*
  * Do 'req' (its data, for a write, in req->data): the status the guest
- * gets (VIO_BLK_S_*); a read's bytes in 'buf' (req->len bytes).
+ * gets (VIO_BLK_S_*); a read's bytes in 'buf' (req->len bytes).  A
+ * failure of the file is said on stderr, naming 'domid', once per
+ * errno.
  */
 uint32_t ftdm_disk_do(struct ftdm_disk *d, const struct vio_blk_req *req,
-                      void *buf);
+                      void *buf, uint32_t domid);
 
 #endif /* FTDM_DISK_H */

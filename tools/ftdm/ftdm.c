@@ -41,6 +41,7 @@
 #define OUT_DISK    2
 #define DONE_MAX    VIO_QSIZE_MAX   /* disk requests done, not completed */
 #define RX_BATCH    64          /* frames taken in at one wake-up */
+#define FRAMES_HELD_MAX 1024u   /* frames waiting at most; more dropped */
 
 /* A disk request as it waits in the output rule: its data follows. */
 struct held_req {
@@ -73,10 +74,11 @@ struct ftdm {
     struct done done[DONE_MAX];
     unsigned int ndone;
     uint64_t out_id;
+    unsigned int frames_held;   /* frames in the output rule */
     int rc;                     /* why the loop ended: 0 or -errno */
     const char *why;            /* the end of a loop that ended well */
     unsigned long refused, frames, bytes, msis, received, rx_dropped,
-                  tx_dropped, reqs;
+                  tx_dropped, tap_errors, dma_busy, reqs;
     char err[256];
 };
 
@@ -105,10 +107,20 @@ static int ram_write(void *opaque, uint64_t gpa, const void *buf,
                      uint32_t len)
 {
     struct ftdm *d = opaque;
-    int rc = ftdm_ram_write(d->ram, gpa, buf, len, d->err, sizeof(d->err));
+    char err[256];
+    int rc = ftdm_ram_write(d->ram, gpa, buf, len, err, sizeof(err));
 
-    if (rc)
+    /*
+     * A record ring full for seconds (ftd gone or stuck; the guest is
+     * stalled by Xen meanwhile) costs this write, not the devices.
+     */
+    if (rc == -EBUSY) {
+        if (!d->dma_busy++)
+            fprintf(stderr, "ftdm: %s; dropped (said once)\n", err);
+    } else if (rc) {
+        snprintf(d->err, sizeof(d->err), "%s", err);
         stop(d, rc);
+    }
     return rc;
 }
 
@@ -126,22 +138,37 @@ static void msi(void *opaque, uint64_t addr, uint32_t data)
     }
 }
 
-/* A frame lost here is one more loss on a network the guest survives. */
+/*
+ * A frame lost here is one more loss on a network the guest survives;
+ * frames wait in a bound of their own, so that disk requests, which the
+ * guest waits on and which are never dropped, always find room.
+ */
 static void net_tx(void *opaque, const void *frame, uint32_t len)
 {
     struct ftdm *d = opaque;
-    char err[256];
+    char err[256] = "";
+    int rc;
 
     d->frames++;
     d->bytes += len;
     if (d->tap < 0)
         return;
-    if (ftdm_hold_output(d->hold, OUT_FRAME, ++d->out_id, frame, len, err,
-                         sizeof(err))) {
-        if (!d->tx_dropped++)
-            fprintf(stderr, "ftdm: %s; the frame is dropped (said once)\n",
-                    err);
+    if (d->frames_held >= FRAMES_HELD_MAX) {
+        rc = -ENOBUFS;
+        snprintf(err, sizeof(err), "domain %u: %u frames wait for the "
+                 "secondary", d->domid, FRAMES_HELD_MAX);
+    } else {
+        /* Counted first: the rule may emit it at once, which uncounts. */
+        d->frames_held++;
+        rc = ftdm_hold_output(d->hold, OUT_FRAME, ++d->out_id, frame, len,
+                              err, sizeof(err));
+        if (!rc)
+            return;
+        d->frames_held--;
     }
+    if (!d->tx_dropped++)
+        fprintf(stderr, "ftdm: %s; the frame is dropped (said once)\n",
+                err);
 }
 
 /* The guest's requests are done in order: after the loop's ioreq. */
@@ -168,46 +195,48 @@ static void blk_submit(void *opaque, const struct vio_blk_req *req)
     struct ftdm *d = opaque;
     size_t dlen = req->type == VIO_BLK_T_OUT ? req->len : 0;
     struct held_req *h = malloc(sizeof(*h) + dlen);
-    char err[256];
     int rc;
 
     d->reqs++;
     if (!h) {
-        fprintf(stderr, "ftdm: domain %u: out of memory for a disk "
-                "request: failed\n", d->domid);
-        push_done(d, req, VIO_BLK_S_IOERR, NULL);
+        snprintf(d->err, sizeof(d->err), "domain %u: out of memory for a "
+                 "disk request", d->domid);
+        stop(d, -ENOMEM);
         return;
     }
     h->req = *req;
     h->req.data = NULL;
     if (dlen)
         memcpy(h + 1, req->data, dlen);
+    /*
+     * Requests complete in order: one that cannot wait its turn cannot
+     * fail alone either, and the guest's disk stops here, said.
+     */
     rc = ftdm_hold_output(d->hold, OUT_DISK, ++d->out_id, h,
-                          sizeof(*h) + dlen, err, sizeof(err));
+                          sizeof(*h) + dlen, d->err, sizeof(d->err));
     free(h);
-    if (rc) {
-        fprintf(stderr, "ftdm: %s; the disk request failed\n", err);
-        push_done(d, req, VIO_BLK_S_IOERR, NULL);
-    }
+    if (rc)
+        stop(d, rc);
 }
 
+/* Done as it leaves the rule; never refused, so never out of order. */
 static int emit_disk(struct ftdm *d, const struct held_req *h, size_t len)
 {
     struct vio_blk_req q = h->req;
     void *data = NULL;
     uint32_t status;
 
-    if (q.type == VIO_BLK_T_OUT) {
-        if (len != sizeof(*h) + q.len)
-            return -EINVAL;
+    if (q.type == VIO_BLK_T_OUT)
         q.data = h + 1;
-    }
-    if (q.type == VIO_BLK_T_IN && q.status == VIO_BLK_S_OK && q.len) {
+    if (q.type == VIO_BLK_T_IN && q.status == VIO_BLK_S_OK && q.len)
         data = malloc(q.len);
-        if (!data)
-            return -ENOMEM;     /* held: tried again */
-    }
-    status = ftdm_disk_do(&d->disk, &q, data);
+    if (q.type == VIO_BLK_T_OUT && len != sizeof(*h) + q.len)
+        status = VIO_BLK_S_IOERR;
+    else if (q.type == VIO_BLK_T_IN && q.status == VIO_BLK_S_OK && q.len &&
+             !data)
+        status = VIO_BLK_S_IOERR;
+    else
+        status = ftdm_disk_do(&d->disk, &q, data, d->domid);
     if (status != VIO_BLK_S_OK) {
         free(data);
         data = NULL;
@@ -225,7 +254,11 @@ static int emit(void *opaque, uint32_t kind, uint64_t id, const void *data,
     (void)id;
     if (kind == OUT_DISK)
         return emit_disk(d, data, len);
-    return ftdm_tap_write(d->tap, data, len) == -EAGAIN ? -EAGAIN : 0;
+    d->frames_held--;
+    if (ftdm_tap_write(d->tap, data, len) && !d->tap_errors++)
+        fprintf(stderr, "ftdm: domain %u: tap %s refused a frame: dropped "
+                "(said once)\n", d->domid, d->tap_name);
+    return 0;
 }
 
 /* Completions, out of any ioreq: guest RAM written through Xen's log. */
@@ -238,7 +271,8 @@ static void on_done(evutil_socket_t fd, short what, void *opaque)
     for (unsigned int i = 0; i < d->ndone; i++) {
         struct done *c = &d->done[i];
 
-        if (!d->rc && vio_blk_current(d->bus, BLK_SLOT, &c->req))
+        /* One of a reset's past is dropped by the core. */
+        if (!d->rc)
             vio_blk_complete(d->bus, BLK_SLOT, &c->req, c->status,
                              c->data);
         free(c->data);
@@ -658,10 +692,10 @@ out:
     /* What is still held never goes: its log was not acknowledged. */
     ftdm_hold_close(d.hold);
     ftdm_ram_close(d.ram);
-    if (d.done_ev) {
-        on_done(-1, 0, &d);
+    for (unsigned int i = 0; i < d.ndone; i++)
+        free(d.done[i].data);
+    if (d.done_ev)
         event_free(d.done_ev);
-    }
     if (d.tap_ev)
         event_free(d.tap_ev);
     ftdm_tap_close(d.tap);

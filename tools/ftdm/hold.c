@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * hold.c - the output rule in ftdm (hold.h).
+ *
+ * One gate for the process's whole life, so that outputs leave in the
+ * order they were made across logs.  Each log's sequence numbers start
+ * anew; the gate's tags are 'base' plus them, 'base' past every tag of
+ * the logs before.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -13,13 +18,16 @@
 #include "xlft_xen.h"
 
 /*
- * Enough for every disk request a full queue can make (they are not
- * dropped: the guest waits on them) and the frames beside them.
+ * Enough for every disk request a full queue can make (256 of at most
+ * 1 MiB: they are never dropped, the guest waits on them) beside the
+ * frames the caller lets wait (it drops beyond its own bound).
  */
 #define HOLD_BYTES      ((size_t)256 * ((1u << 20) + 64) + (4u << 20))
 #define HOLD_OUTPUTS    8192u
-/* How often the ring's acknowledgement is read while outputs wait. */
+/* How often the ring is looked at while outputs wait. */
 #define POLL_MS         20
+/* A tag no acknowledgement reaches: held for good. */
+#define NEVER           UINT64_MAX
 
 struct ftdm_hold {
     uint32_t domid;
@@ -27,15 +35,19 @@ struct ftdm_hold {
     struct xlft_gate *gate;
     xlft_gate_emit_fn emit;
     void *opaque;
-    bool recorded;              /* the gate is closed: Xen records */
-    bool have_ring;
-    uint64_t last_seq;          /* the tag of the last output held */
+    bool have_ring;             /* a log is being held against */
+    bool ending;                /* letting out what an ended log held */
+    bool ended;                 /* ftd ended a log; Xen may still record */
     struct xlft_xen_ring ring;
+    uint64_t base;              /* added to this log's numbers */
+    uint64_t last_tag;          /* the gate's last tag */
+    uint64_t last_seq;          /* this log's last number seen */
+    const char *stuck;          /* why nothing may go again, or NULL */
     const char *wake_dir;
     int wake;                   /* ftd's wake-ups; -1: none */
     struct event *wake_ev, *poll_ev;
     struct ftdm_hold_stats st;
-    char err[256];
+    char said[256];             /* the last failure said, once */
 };
 
 static int counted_emit(void *opaque, uint32_t kind, uint64_t id,
@@ -44,8 +56,10 @@ static int counted_emit(void *opaque, uint32_t kind, uint64_t id,
     struct ftdm_hold *h = opaque;
     int rc = h->emit(h->opaque, kind, id, data, len);
 
-    if (!rc)
+    if (!rc && (h->have_ring || h->ending))
         h->st.released++;
+    else if (!rc)
+        h->st.passed++;
     return rc;
 }
 
@@ -56,95 +70,126 @@ static void unmap(struct ftdm_hold *h)
     h->have_ring = false;
 }
 
-/* Xen records no more: the log that held these has ended in order. */
-static int let_out(struct ftdm_hold *h)
+/* What is held, and what comes, may never leave: said once. */
+static void get_stuck(struct ftdm_hold *h, const char *why)
 {
-    int rc = xlft_gate_open(h->gate);
-
-    unmap(h);
-    h->recorded = false;
-    return rc < 0 ? rc : 0;
+    if (h->stuck)
+        return;
+    h->stuck = why;
+    fprintf(stderr, "ftdm: domain %u: %s: its %zu held outputs, and all "
+            "that follow, never leave\n", h->domid, why,
+            xlft_gate_held(h->gate));
 }
 
-/*
- * Recording (again): a gate of its own for this log, whose sequence
- * numbers start anew, and its ring.  Whatever an earlier log held went
- * out when that one ended.
- */
-static int start_holding(struct ftdm_hold *h,
-                         const struct xlft_xen_ft_status *st, char *err,
-                         size_t errlen)
+/* ftd ended the log in order: what it held goes. */
+static void end_log(struct ftdm_hold *h)
 {
-    const struct xlft_gate_limits lim = {
-        .max_bytes = HOLD_BYTES, .max_outputs = HOLD_OUTPUTS,
-    };
-    struct xlft_gate *g;
-    int rc;
-
-    if (xlft_gate_held(h->gate)) {
-        rc = let_out(h);
-        if (rc || xlft_gate_held(h->gate)) {
-            snprintf(err, errlen, "domain %u: outputs of the log before "
-                     "cannot go out: %s", h->domid,
-                     strerror(rc ? -rc : EAGAIN));
-            return rc ? rc : -EAGAIN;
-        }
-    }
     unmap(h);
-    rc = xlft_xen_ring_map(h->xen, h->domid, st, FT_RING_RECORD, &h->ring,
-                           err, errlen);
+    h->ended = true;
+    h->ending = true;
+    xlft_gate_open(h->gate);
+    h->ending = false;
+}
+
+/* A new log to hold against: its ring, and tags past the last ones. */
+static int start_log(struct ftdm_hold *h,
+                     const struct xlft_xen_ft_status *st, char *err,
+                     size_t errlen)
+{
+    int rc = xlft_xen_ring_map(h->xen, h->domid, st, FT_RING_RECORD,
+                               &h->ring, err, errlen);
+
     if (rc)
         return rc;
     h->have_ring = true;
-    if (xlft_gate_new(&g, &lim, counted_emit, h)) {
-        snprintf(err, errlen, "domain %u: out of memory", h->domid);
-        return -ENOMEM;
-    }
-    xlft_gate_free(h->gate);
-    h->gate = g;
-    h->recorded = true;
+    h->base = h->last_tag + 1;
     h->last_seq = 0;
+    xlft_gate_close(h->gate);
     return 0;
 }
 
-/* Follow Xen: is the guest recorded, and how far is the log acked? */
+/*
+ * Follow Xen and ftd: whether the guest is recorded now, whether the
+ * log held against has ended in order (ftd acknowledged all of it,
+ * ack_seq ~0, before it stopped recording: its secondary halts, or this
+ * copy won the claim), how far it is acknowledged.  Emit errors are not
+ * failures here: those outputs stay held, tried again later.
+ */
 static int follow(struct ftdm_hold *h, struct xlft_xen_ft_status *st,
                   char *err, size_t errlen)
 {
     int rc = xlft_xen_ft_status(h->xen, h->domid, st, err, errlen);
+    uint64_t ack;
 
     if (rc)
         return rc;
-    if (st->state != XLFT_XEN_FT_RECORD)
-        return h->recorded ? let_out(h) : 0;
-    /* A sequence that went back is a new log: the old one ended. */
-    if (!h->recorded || st->seq < h->last_seq)
-        rc = start_holding(h, st, err, errlen);
-    if (rc)
-        return rc;
-    h->st.acked = ft_ring_ack(&h->ring.ring);
-    rc = xlft_gate_release(h->gate, h->st.acked);
-    return rc < 0 ? rc : 0;
+    if (h->stuck)
+        return 0;
+    if (h->have_ring && ft_ring_ack(&h->ring.ring) == NEVER)
+        end_log(h);
+    switch (st->state) {
+    case XLFT_XEN_FT_RECORD:
+        /* Numbers that went back: a new log, the last one unended. */
+        if (h->have_ring && st->seq < h->last_seq) {
+            get_stuck(h, "a new log began without ftd ending the one "
+                      "before in order");
+            return 0;
+        }
+        if (!h->have_ring) {
+            rc = start_log(h, st, err, errlen);
+            /*
+             * Until Xen has stopped recording a log ftd ended, that log
+             * is what it records: its outputs may go.
+             */
+            if (h->ended && (rc || ft_ring_ack(&h->ring.ring) == NEVER)) {
+                end_log(h);
+                return 0;
+            }
+            if (rc)
+                return rc;
+        }
+        h->ended = false;
+        h->last_seq = st->seq;
+        ack = ft_ring_ack(&h->ring.ring);
+        h->st.acked = ack;
+        xlft_gate_release(h->gate, h->base + ack);
+        return 0;
+    case XLFT_XEN_FT_OFF:
+        h->ended = false;
+        if (h->have_ring)
+            get_stuck(h, "recording ended without ftd ending the log in "
+                      "order (a halted guest, or ftd gone)");
+        else
+            xlft_gate_open(h->gate);
+        return 0;
+    default:
+        get_stuck(h, "the domain is a replaying or live copy, which this "
+                  "ftdm does not serve");
+        return 0;
+    }
 }
 
 static void arm_poll(struct ftdm_hold *h)
 {
     const struct timeval tv = { 0, POLL_MS * 1000 };
 
-    if (xlft_gate_held(h->gate) && !evtimer_pending(h->poll_ev, NULL))
+    if (!h->stuck && xlft_gate_held(h->gate) &&
+        !evtimer_pending(h->poll_ev, NULL))
         evtimer_add(h->poll_ev, &tv);
 }
 
-/* A failure here is said, once per kind; the outputs stay held. */
+/* A failure here is said once, until it changes; outputs stay held. */
 static void refresh(struct ftdm_hold *h)
 {
     struct xlft_xen_ft_status st;
     char err[256];
-    int rc = follow(h, &st, err, sizeof(err));
 
-    if (rc && strcmp(err, h->err)) {
-        fprintf(stderr, "ftdm: %s\n", err);
-        snprintf(h->err, sizeof(h->err), "%s", err);
+    if (follow(h, &st, err, sizeof(err))) {
+        if (strcmp(err, h->said))
+            fprintf(stderr, "ftdm: %s\n", err);
+        snprintf(h->said, sizeof(h->said), "%s", err);
+    } else {
+        h->said[0] = '\0';
     }
     arm_poll(h);
 }
@@ -168,6 +213,9 @@ int ftdm_hold_open(struct ftdm_hold **hp, uint32_t domid,
                    xlft_gate_emit_fn emit, void *opaque, char *err,
                    size_t errlen)
 {
+    const struct xlft_gate_limits lim = {
+        .max_bytes = HOLD_BYTES, .max_outputs = HOLD_OUTPUTS,
+    };
     struct ftdm_hold *h = calloc(1, sizeof(*h));
     int rc;
 
@@ -185,7 +233,7 @@ int ftdm_hold_open(struct ftdm_hold **hp, uint32_t domid,
     if (rc)
         goto out;
     rc = -ENOMEM;
-    if (xlft_gate_new(&h->gate, NULL, counted_emit, h)) {
+    if (xlft_gate_new(&h->gate, &lim, counted_emit, h)) {
         snprintf(err, errlen, "domain %u: out of memory", domid);
         goto out;
     }
@@ -232,32 +280,32 @@ int ftdm_hold_output(struct ftdm_hold *h, uint32_t kind, uint64_t id,
                      size_t errlen)
 {
     struct xlft_xen_ft_status st;
+    uint64_t tag;
     int rc = follow(h, &st, err, errlen);
 
     if (rc)
         return rc;
-    if (!h->recorded) {
-        rc = h->emit(h->opaque, kind, id, data, len);
-        if (!rc)
-            h->st.passed++;
-        else
-            snprintf(err, errlen, "domain %u: output %llu not sent: %s",
-                     h->domid, (unsigned long long)id, strerror(-rc));
-        return rc;
-    }
-    rc = xlft_gate_hold(h->gate, st.seq, kind, id, data, len);
-    if (rc) {
+    /* Not recorded: out at once, unless older outputs still wait. */
+    tag = h->stuck ? NEVER : h->have_ring ? h->base + st.seq : h->last_tag;
+    if (tag < h->last_tag)
+        tag = h->last_tag;
+    rc = xlft_gate_hold(h->gate, tag, kind, id, data, len);
+    if (rc && rc != -EAGAIN) {
         snprintf(err, errlen, "domain %u: output %llu not held: %s",
                  h->domid, (unsigned long long)id,
                  rc == -ENOBUFS ? "the outputs waiting for the secondary "
                  "fill ftdm's limits" : strerror(-rc));
         return rc;
     }
-    h->last_seq = st.seq;
+    h->last_tag = tag;
+    if (rc)
+        snprintf(err, errlen, "domain %u: output %llu could not be sent "
+                 "at once: %s", h->domid, (unsigned long long)id,
+                 strerror(-rc));
     if (xlft_gate_held(h->gate) > h->st.held_max)
         h->st.held_max = xlft_gate_held(h->gate);
     arm_poll(h);
-    return 0;
+    return rc;
 }
 
 void ftdm_hold_stats(const struct ftdm_hold *h, struct ftdm_hold_stats *s)

@@ -13,11 +13,16 @@
  * too, when ftd wakes ftdm (xlft_ack_wake.h) and on a timer while
  * anything is held, in case a wake-up was lost.
  *
- * Held outputs go out when acknowledged, or all at once when Xen stops
- * recording (ftd ended the log in order, or won the arbiter's claim for
- * this copy).  A guest halted by ftd stays recorded and paused: what it
- * holds never goes, and is dropped with ftdm.  Fail-closed: while ftd is
- * gone, nothing acknowledges, and the guest stalls once its queues fill.
+ * Held outputs go out when acknowledged, in the order they were made.
+ * When ftd ends a log in order (its secondary halts, or this copy won
+ * the arbiter's claim), it acknowledges all of it (ack_seq ~0) before
+ * it stops recording: what that log held goes out, and later outputs
+ * pass at once until a new log begins.  A log that ends any other way
+ * (a guest ftd halted, which stays recorded and paused; recording
+ * stopped behind ftd's back; a new log in place of one never ended)
+ * keeps what it held, and every output after it, for good: its
+ * secondary may be live.  Fail-closed: while ftd is gone, nothing is
+ * acknowledged, and the guest stalls once its queues fill.
  */
 #ifndef FTDM_HOLD_H
 #define FTDM_HOLD_H
@@ -42,9 +47,11 @@ int ftdm_hold_open(struct ftdm_hold **h, uint32_t domid,
 void ftdm_hold_close(struct ftdm_hold *h);
 
 /*
- * An output produced now: emitted at once if the guest is not recorded,
- * else held.  0, or -errno with 'err': -ENOBUFS (more held than the
- * limits: the caller drops a frame, or waits), another from Xen.
+ * An output produced now: emitted at once if the guest is not recorded
+ * and nothing older waits, else held.  0; -EAGAIN: emitted at once but
+ * 'emit' refused it (it is gone); another -errno, not held: -ENOBUFS
+ * (more held than the limits), -ENOMEM, or Xen's answer.  'err' says
+ * which, naming the domain.
  */
 int ftdm_hold_output(struct ftdm_hold *h, uint32_t kind, uint64_t id,
                      const void *data, size_t len, char *err,

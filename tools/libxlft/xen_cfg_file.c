@@ -167,14 +167,12 @@ static void check(struct check *c, struct xlft_xen_cfg_file *out)
     want_long(c, "hap", 0, 1, "FT needs shadow paging");
     want_long(c, "oos", 0, 1, "out-of-sync shadow page tables differ "
               "from host to host");
-    if (!xlu_cfg_get_string(c->cfg, "tsc_mode", &s, 1)) {
-        if (strcmp(s, "always_emulate"))
-            refuse(c, "tsc_mode", "tsc_mode \"%s\": set tsc_mode = "
-                   "\"always_emulate\"", s);
-    } else if (xlu_cfg_get_long(c->cfg, "tsc_mode", &v, 1) || v != 1) {
+    /* xl takes the name, or the number of libxl's enum (1). */
+    if ((xlu_cfg_get_string(c->cfg, "tsc_mode", &s, 1) ||
+         strcmp(s, "always_emulate")) &&
+        (xlu_cfg_get_long(c->cfg, "tsc_mode", &v, 1) || v != 1))
         refuse(c, has_key(c, "tsc_mode") ? "tsc_mode" : NULL, "the TSC "
                "must be emulated: set tsc_mode = \"always_emulate\"");
-    }
     if (has_key(c, "viridian") &&
         (xlu_cfg_get_long(c->cfg, "viridian", &v, 1) || v))
         refuse(c, "viridian", "viridian enlightenments write guest "
@@ -191,6 +189,12 @@ static void check(struct check *c, struct xlft_xen_cfg_file *out)
         refuse(c, has_key(c, "cmdline") ? "cmdline" : "kernel", "a kernel "
                "booted without nopv uses Xen's PV clock and event "
                "channels: add nopv to cmdline");
+    /* A reboot that xl restarts makes a new domain, with no ftdm. */
+    if (xlu_cfg_get_string(c->cfg, "on_reboot", &s, 1) ||
+        strcmp(s, "destroy"))
+        refuse(c, has_key(c, "on_reboot") ? "on_reboot" : NULL, "a reboot "
+               "xl restarts is a new domain without ftdm: set on_reboot = "
+               "\"destroy\" (and create it again with xl-ft create)");
     no_devices(c, "vif", "QEMU's and PV network devices write guest "
                "memory behind the log: remove vif = [...], ftdm serves "
                "the network (ftdm_tap)");

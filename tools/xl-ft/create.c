@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,15 +143,23 @@ static pid_t start_ftdm(const struct xlft_xen_cfg_file *f,
     }
     argv[n++] = domid;
     argv[n] = NULL;
-    pid = fork();
-    if (pid)
-        return pid;
-    setsid();
+    /*
+     * Emptied here, before ftdm exists: a line of an earlier run must
+     * not pass for this one's.
+     */
     fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-    if (fd >= 0) {
-        dup2(fd, 1);
-        dup2(fd, 2);
+    if (fd < 0) {
+        fprintf(stderr, "xl-ft: %s: %s\n", log, strerror(errno));
+        return -1;
     }
+    pid = fork();
+    if (pid) {
+        close(fd);
+        return pid;
+    }
+    setsid();
+    dup2(fd, 1);
+    dup2(fd, 2);
     fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (fd >= 0)
         dup2(fd, 0);
@@ -174,16 +183,21 @@ static int serving(const char *log)
     return yes;
 }
 
-/* Wait (bounded) until ftdm serves: 0, or -1 if it ended or never did. */
-static int await_serving(pid_t pid, const char *log)
+/*
+ * Wait (bounded) until ftdm serves: 0, or -1 if it never did; *gone
+ * set once it has ended (and been reaped: its pid is no longer ours).
+ */
+static int await_serving(pid_t pid, const char *log, bool *gone)
 {
     const struct timespec pause = { 0, SERVE_POLL_MS * 1000000L };
 
     for (int waited = 0; waited < SERVE_WAIT_MS; waited += SERVE_POLL_MS) {
         if (serving(log))
             return 0;
-        if (waitpid(pid, NULL, WNOHANG) == pid)
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            *gone = true;
             return -1;
+        }
         nanosleep(&pause, NULL);
     }
     return -1;
@@ -207,7 +221,8 @@ int create_run(const char *cfg)
     char *xl_create[] = { "xl", "create", "-p", (char *)cfg, NULL };
     char *xl_domid[] = { "xl", "domid", f.name, NULL };
     char *xl_unpause[] = { "xl", "unpause", domid, NULL };
-    char *xl_destroy[] = { "xl", "destroy", domid, NULL };
+    char *xl_destroy[] = { "xl", "destroy", f.name, NULL };
+    bool gone = false;
     struct stat st;
     pid_t dm = -1;
     char *end;
@@ -221,14 +236,13 @@ int create_run(const char *cfg)
         return 1;
     }
     if (run(xl_domid, domid, sizeof(domid)) || !domid[0]) {
-        fprintf(stderr, "xl-ft: guest %s was created but xl does not "
-                "know its domain: destroy it with xl destroy %s\n", f.name,
-                f.name);
-        return 1;
+        fprintf(stderr, "xl-ft: guest %s was created, but xl does not "
+                "say its domain\n", f.name);
+        goto out;
     }
     domid[strcspn(domid, "\n")] = '\0';
     strtoul(domid, &end, 10);
-    if (*end) {
+    if (*end || !domid[0]) {
         fprintf(stderr, "xl-ft: xl domid %s said '%s'\n", f.name, domid);
         goto out;
     }
@@ -236,7 +250,7 @@ int create_run(const char *cfg)
              !stat("/var/log/xen", &st) && S_ISDIR(st.st_mode)
              ? "/var/log/xen" : "/var/log", f.name);
     dm = start_ftdm(&f, domid, log);
-    if (dm < 0 || await_serving(dm, log)) {
+    if (dm < 0 || await_serving(dm, log, &gone)) {
         fprintf(stderr, "xl-ft: domain %s (%s): ftdm did not serve its "
                 "devices within %d s; its log %s:\n", domid, f.name,
                 SERVE_WAIT_MS / 1000, log);
@@ -253,11 +267,14 @@ int create_run(const char *cfg)
     rc = 0;
 out:
     if (rc) {
-        /* Nothing half-made is left: ftdm ends with the domain. */
-        if (dm > 0)
+        /* Nothing half made is left: ftdm would end with the domain. */
+        if (dm > 0 && !gone)
             kill(dm, SIGTERM);
-        run(xl_destroy, NULL, 0);
-        fprintf(stderr, "xl-ft: guest %s destroyed\n", f.name);
+        if (run(xl_destroy, NULL, 0))
+            fprintf(stderr, "xl-ft: cannot destroy guest %s: do it with "
+                    "xl destroy %s\n", f.name, f.name);
+        else
+            fprintf(stderr, "xl-ft: guest %s destroyed\n", f.name);
     }
     return rc;
 }

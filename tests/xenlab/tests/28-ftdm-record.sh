@@ -17,7 +17,8 @@
 # acknowledgement printed).  The received frames are DMA records in the
 # log.  Once recording ends, an answer leaves at once.  Then the disk
 # guest, recorded, reads back what it wrote: its reads are DMA records
-# of 4 KiB.
+# of 4 KiB; then recording stops with its log unacknowledged (as after a
+# halt): its disk request stays held, and the guest does no more rounds.
 #
 #   dom0: client 10.77.0.1 -- tap ftkv -- ftdm -- kvstore 10.77.0.2
 #                                     disk file --'   (ioreq, FT DMA op)
@@ -39,9 +40,16 @@ on_exit() {
 }
 trap on_exit EXIT
 # held N: ftdm (not its timeout), asked by SIGUSR1, says it holds N
-# outputs.
+# outputs, in a line written after the asking (within 5 s).
 held() {
-    pkill -USR1 -x ftdm &&
+    h_n=$(grep -c "outputs held" /tmp/dm.log)
+    pkill -USR1 -x ftdm || return 1
+    h_i=0
+    while [ $(grep -c "outputs held" /tmp/dm.log) -le $h_n ] &&
+        [ $h_i -lt 50 ]; do
+        sleep 0.1
+        h_i=$((h_i + 1))
+    done
     grep "outputs held" /tmp/dm.log | tail -n 1 | grep -q "held $1 "
 }
 # put KEY: a PUT of KEY sent, its answer to /tmp/r.KEY.
@@ -158,8 +166,18 @@ r0=$(grep -c " ok$" /tmp/dk.log)
 waiting 240 "six rounds recorded" rounds_past $((r0 + 6))
 echo stats >&3
 waiting 10 "stats" grep -q "DMA" /tmp/ah.log
-echo end >&3
-waiting 30 "recording ended" grep -q "^ack-hold: disabled" /tmp/ah.log
+# Recording stopped with the log unacknowledged, as when ftd halted the
+# guest and someone ended it after: what is held never leaves.
+echo manual >&3
+waiting 10 "manual acks" grep -q "when told" /tmp/ah.log
+waiting 60 "a disk request held" held 1
+echo abandon >&3
+waiting 30 "recording abandoned" grep -q "^ack-hold: disabled, not" \
+    /tmp/ah.log
+waiting 30 "ftdm keeping it" grep -q "never leave" /tmp/dm.log
+r1=$(grep -c " ok$" /tmp/dk.log)
+held 1 && held 1 && [ $(grep -c " ok$" /tmp/dk.log) = $r1 ] &&
+    echo "abandoned log: its request still held, no round since"
 sed "s/^/guest: /" /tmp/dk.log
 finish dk
 '
@@ -179,6 +197,9 @@ expect_lines '^protected round trip: [0-9]+ ms$' \
 'frames, 0 dropped; [1-9][0-9]* disk requests; ' \
     '^ah: ack-hold: [0-9]+ records, [1-9][0-9]* DMA \([0-9]+ bytes\)' \
     '^ack-hold exit=0$' '^guest: disk: round 7 ok$' \
+    '^abandoned log: its request still held, no round since$' \
+    '^dm: ftdm: domain [0-9]+: recording ended without ftd ending the log '\
+'in order .*: its 1 held outputs, and all that follow, never leave$' \
     '^unfit=1 guests named bad: 0$' \
     '^/tmp/bad.cfg:[0-9]+: 1 vif device\(s\): QEMU.s and PV network ' \
     '^xl-ft: guest kv is domain [0-9]+, running; ftdm \(pid [0-9]+\) '\
