@@ -59,7 +59,7 @@ INC_tools/ftdm := $(INC_tools/ftd) -Ihvm/devices/include
 # Tests may use anything.
 INC_tests := -Itests/lib -Ihvm/core -Ihvm/devices/include -Ihvm/ftvm \
              $(XLFT_PUBLIC) \
-             -Itools/libxlft -Itools/ftd
+             -Itools/libxlft -Itools/ftd -Itools/ftdm
 LAYERS := hvm/core tools/libxlft hvm/devices hvm/ftvm tools/ftd tools/xl-ft \
           tools/ftlog tools/ftdm
 # $(call inc,SOURCE): the include flags of SOURCE's layer (none for
@@ -178,7 +178,7 @@ $(BUILD)/tests/xlft-xen: $(BUILD)/obj/rel/tests/xenlab/xlft-xen.o \
                          $(XLFT_XEN_OBJ) $(rel_CORE_OBJ) \
                          $(patsubst %,$(BUILD)/obj/rel/tools/libxlft/%.o,\
                            copy_hdr json xen_config_allow xen_local \
-                           ack_wake)
+                           ack_wake runsock)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(XEN_LIBS) -lxendevicemodel -lpthread
 
@@ -214,7 +214,7 @@ $(BUILD)/bin/ftd: $(rel_FTD_OBJ) $(rel_XLFT_OBJ) $(XLFT_XEN_OBJ) \
 # ftdm: the device core on Xen's ioreq interface.
 $(BUILD)/bin/ftdm: $(rel_FTDM_OBJ) $(BUILD)/obj/rel/tools/libxlft/xen_ft.o \
                    $(patsubst %,$(BUILD)/obj/rel/tools/libxlft/%.o,\
-                     gate ack_wake) \
+                     gate ack_wake dm_ctl runsock) \
                    $(rel_CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ -levent $(XEN_LIBS) -lxendevicemodel
@@ -222,7 +222,7 @@ $(BUILD)/bin/ftdm: $(rel_FTDM_OBJ) $(BUILD)/obj/rel/tools/libxlft/xen_ft.o \
 # xl-ft reads ftd's JSON status with libxlft's reader.
 # check and create read xl configurations with libxlutil.
 XLFT_CLI_SRC := $(sort $(wildcard tools/xl-ft/*.c)) tools/libxlft/json.c \
-                tools/libxlft/xen_cfg_file.c
+                tools/libxlft/xen_cfg_file.c tools/libxlft/dm_spawn.c
 $(BUILD)/bin/xl-ft: $(XLFT_CLI_SRC:%.c=$(BUILD)/obj/rel/%.o)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ -lxlutil -lxenlight
@@ -271,7 +271,7 @@ $(BUILD)/tests/udpframes: tests/ftvm/udpframes.c
 # The unit tests also take ftvm's device models and ftd's decoders that
 # stand alone.
 UNIT_FTVM := hvm/ftvm/pic.c tools/ftd/sync_hdr.c tools/ftd/pair_meter.c \
-             $(VIO_SRC)
+             tools/ftdm/devstate.c tools/ftdm/ctl.c $(VIO_SRC)
 $(BUILD)/tests/unit-tests: $(rel_UNIT_OBJ) $(rel_XLFT_OBJ) $(rel_CORE_OBJ) \
                            $(UNIT_FTVM:%.c=$(BUILD)/obj/rel/%.o) \
                            $(BUILD)/obj/rel/tools/libxlft/xen_cfg_file.o
@@ -425,7 +425,8 @@ XEN_SRC ?=
 ifneq ($(XEN_SRC),)
 $(BUILD)/xenlab/xen-patched.gz: $(XEN_SRC) xen-patches/series \
                                 $(wildcard xen-patches/*.patch \
-                                           xen-patches/*.sh)
+                                           xen-patches/*.sh \
+                                           hvm/core/*.[ch])
 	sh xen-patches/from-tarball.sh $(XEN_SRC) $(BUILD)
 check-xen: $(BUILD)/xenlab/xen-patched.gz
 endif
@@ -524,6 +525,13 @@ $(BUILD)/fuzz/fuzz_ftvm: $(GUESTS:%=$(BUILD)/guests/%.bin) \
 FUZZ_EXTRA_fuzz_virtio := $(VIO_SRC) tests/lib/fakeram.c
 $(BUILD)/fuzz/fuzz_virtio: $(FUZZ_EXTRA_fuzz_virtio) tests/lib/fakeram.h \
                            $(wildcard hvm/devices/*.h hvm/devices/include/*.h)
+# fuzz_devstate loads the device state a peer sends into ftdm's devices.
+FUZZ_EXTRA_fuzz_devstate := $(VIO_SRC) tools/ftdm/devstate.c \
+                            tests/lib/fakeram.c
+$(BUILD)/fuzz/fuzz_devstate: $(FUZZ_EXTRA_fuzz_devstate) \
+                             tools/ftdm/devstate.h tests/lib/fakeram.h \
+                             $(wildcard hvm/devices/*.h \
+                                        hvm/devices/include/*.h)
 # fuzz_snapshot restores the state a peer sends into the same HVM.
 FUZZ_EXTRA_fuzz_snapshot := $(FUZZ_EXTRA_fuzz_ftvm)
 FUZZ_LIBS_fuzz_snapshot := -lunicorn

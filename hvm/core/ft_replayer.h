@@ -127,7 +127,8 @@ int ft_replay_check_hash(struct ft_replayer *rp, const struct ft_log_rec *ev,
 /*
  * The vCPU halted at 'at'.  FT_OK if the next record is an asynchronous
  * event at exactly this point (deliver it with ft_replay_async),
- * FT_EAGAIN at the horizon, FT_EDIVERGE otherwise.
+ * FT_EAGAIN at the horizon, FT_EDIVERGE otherwise.  A PROGRESS record
+ * at the HLT itself (one instruction back) is passed first.
  */
 int ft_replay_halted(struct ft_replayer *rp, const struct ft_point *at);
 

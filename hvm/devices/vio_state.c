@@ -2,8 +2,8 @@
 /*
  * vio_state.c - the devices' state, field by field (vio_visit).  What
  * is loaded comes from a peer: values the device could not have reached
- * by itself (a queue larger than offered, a vector it lacks) are
- * refused, since the code trusts them.
+ * by itself (wider than their field, a queue larger than offered, a
+ * vector it lacks) are refused, since the code trusts them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +16,7 @@ struct visit {
     vio_field_fn *fn;
     void *ctx;
     bool load;
+    bool bad;                   /* a loaded value wider than its field */
     char name[48];
 };
 
@@ -37,8 +38,11 @@ static uint64_t field(struct visit *v, uint64_t val, bool host,
 
 #define F(x, host, ...) do {                                            \
     uint64_t _v = field(&vi, (uint64_t)(x), host, __VA_ARGS__);         \
-    if (load)                                                           \
+    if (load) {                                                         \
         (x) = (__typeof__(x))_v;                                        \
+        if ((uint64_t)(x) != _v)                                        \
+            vi.bad = true;                                              \
+    }                                                                   \
 } while (0)
 
 static bool vector_ok(const struct vio_fn *f, uint16_t v)
@@ -64,7 +68,7 @@ static int sane(const struct vio_fn *f)
 static int visit_fn(struct vio_fn *f, vio_field_fn *fn, void *ctx,
                     bool load)
 {
-    struct visit vi = { fn, ctx, load, "" };
+    struct visit vi = { fn, ctx, load, false, "" };
     unsigned int s = f->slot;
     uint64_t kind = f->kind;
 
@@ -109,12 +113,14 @@ static int visit_fn(struct vio_fn *f, vio_field_fn *fn, void *ctx,
         F(m->ctrl, false, "pci%u.msix%u.ctrl", s, i);
     }
     F(f->pending, true, "pci%u.msix_pending", s);
+    if (vi.bad)
+        return -EINVAL;
     return load ? sane(f) : 0;
 }
 
 int vio_visit(struct vio_bus *bus, vio_field_fn *fn, void *ctx, bool load)
 {
-    struct visit vi = { fn, ctx, load, "" };
+    struct visit vi = { fn, ctx, load, false, "" };
     uint64_t present = 0;
 
     for (unsigned int i = 0; i < VIO_SLOTS; i++)
@@ -127,6 +133,8 @@ int vio_visit(struct vio_bus *bus, vio_field_fn *fn, void *ctx, bool load)
             return -EINVAL;
     }
     F(bus->cf8, false, "pci.address");
+    if (vi.bad)
+        return -EINVAL;
     for (unsigned int i = 0; i < VIO_SLOTS; i++) {
         if (bus->fn[i] && visit_fn(bus->fn[i], fn, ctx, load))
             return -EINVAL;

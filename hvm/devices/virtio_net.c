@@ -139,3 +139,19 @@ int vio_net_rx(struct vio_bus *bus, unsigned int slot, const void *frame,
     vio_signal(f, q->vector);
     return 0;
 }
+
+void vio_net_announce(const uint8_t mac[6], uint8_t frame[VIO_NET_ANNOUNCE])
+{
+    memset(frame, 0, VIO_NET_ANNOUNCE);
+    memset(frame, 0xff, 6);
+    memcpy(frame + 6, mac, 6);
+    frame[12] = 0x80;               /* ethertype RARP */
+    frame[13] = 0x35;
+    frame[15] = 1;                  /* Ethernet */
+    frame[16] = 0x08;               /* IPv4 */
+    frame[18] = 6;
+    frame[19] = 4;
+    frame[21] = 3;                  /* reverse request */
+    memcpy(frame + 22, mac, 6);
+    memcpy(frame + 32, mac, 6);
+}

@@ -211,7 +211,7 @@ int nic_receive(struct ftvm *vm)
 void nic_go_live(struct ftvm *vm)
 {
     static uint8_t frame[FRAME_MAX];
-    uint8_t rarp[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    uint8_t rarp[VIO_NET_ANNOUNCE];
     struct nic *n = &vm->nic;
 
     if (n->fd < 0)
@@ -224,16 +224,7 @@ void nic_go_live(struct ftvm *vm)
         if (got < 0)
             break;
     }
-    memcpy(rarp + 6, ftvm_mac, 6);
-    rarp[12] = 0x80;                /* ethertype RARP */
-    rarp[13] = 0x35;
-    rarp[15] = 1;                   /* Ethernet */
-    rarp[16] = 0x08;                /* IPv4 */
-    rarp[18] = 6;
-    rarp[19] = 4;
-    rarp[21] = 3;                   /* reverse request */
-    memcpy(rarp + 22, ftvm_mac, 6);
-    memcpy(rarp + 32, ftvm_mac, 6);
+    vio_net_announce(ftvm_mac, rarp);
     for (int k = 0; k < 3; k++)
         nic_send(vm, rarp, sizeof(rarp));
     for (unsigned int i = 0; i < n->nrecent; i++) {

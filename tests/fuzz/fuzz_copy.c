@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_copy.c - libFuzzer target: the checks of the copy stream's
- * header, configuration and reply (xlft_copy.h), which read bytes from
- * the other host.  A refusal always says why; an accepted header holds
- * a configuration length within bounds; an accepted reply is either a
- * domain or an errno value.
+ * header, configuration, devices and reply (xlft_copy.h), which read
+ * bytes from the other host.  A refusal always says why; an accepted
+ * header holds a configuration length within bounds, accepted devices
+ * a state length within bounds; an accepted reply is either a domain
+ * or an errno value.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct xlft_copy_hdr h;
     char msg[200];
-    uint32_t domid;
+    uint32_t domid, dev_len;
     int32_t status;
 
     if (size >= XLFT_COPY_HDR_SIZE) {
@@ -26,6 +27,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!msg[0])
                 abort();
         } else if (!h.config_len || h.config_len > XLFT_COPY_CONFIG_MAX) {
+            abort();
+        }
+    }
+    if (size >= XLFT_COPY_DEV_SIZE) {
+        msg[0] = '\0';
+        if (xlft_copy_dev_get(data, &dev_len, msg, sizeof(msg))) {
+            if (!msg[0])
+                abort();
+        } else if (dev_len > XLFT_COPY_DEV_MAX) {
             abort();
         }
     }

@@ -41,6 +41,7 @@ int main(void)
     register_meter_tests();
     register_ack_wake_tests();
     register_xen_cfg_file_tests();
+    register_ftdm_state_tests();
 
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

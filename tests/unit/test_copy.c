@@ -23,12 +23,16 @@ static void test_header(void)
     CU_ASSERT_EQUAL(g.domid, 7);
     CU_ASSERT_EQUAL(g.config_len, 1234);
 
-    b[8] = 2;                   /* version 2 */
+    /* A peer from before the device state, and one from after. */
+    b[8] = 1;
     msg[0] = '\0';
     CU_ASSERT_EQUAL(xlft_copy_hdr_get(b, &g, msg, sizeof(msg)),
                     -EPROTONOSUPPORT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "version 2"));
-    b[8] = 1;
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "version 1"));
+    b[8] = 3;
+    CU_ASSERT_EQUAL(xlft_copy_hdr_get(b, &g, msg, sizeof(msg)),
+                    -EPROTONOSUPPORT);
+    b[8] = 2;
     b[12] = 1;                  /* a flag */
     CU_ASSERT_EQUAL(xlft_copy_hdr_get(b, &g, msg, sizeof(msg)), -EPROTO);
     b[12] = 0;
@@ -84,9 +88,34 @@ static void test_reply(void)
     CU_ASSERT_EQUAL(xlft_copy_reply_get(b, &status, &domid, msg,
                                         sizeof(msg)), -EPROTO);
     xlft_copy_reply_put(b, 0, 12);
-    b[8] = 9;
+    b[8] = 1;
     CU_ASSERT_EQUAL(xlft_copy_reply_get(b, &status, &domid, msg,
                                         sizeof(msg)), -EPROTONOSUPPORT);
+}
+
+static void test_devices(void)
+{
+    uint8_t b[XLFT_COPY_DEV_SIZE];
+    uint32_t len = 1;
+
+    xlft_copy_dev_put(b, 0);
+    CU_ASSERT_EQUAL(memcmp(b, "XLFTCDEV", 8), 0);
+    CU_ASSERT_EQUAL(xlft_copy_dev_get(b, &len, msg, sizeof(msg)), 0);
+    CU_ASSERT_EQUAL(len, 0);
+    xlft_copy_dev_put(b, XLFT_COPY_DEV_MAX);
+    CU_ASSERT_EQUAL(xlft_copy_dev_get(b, &len, msg, sizeof(msg)), 0);
+    CU_ASSERT_EQUAL(len, XLFT_COPY_DEV_MAX);
+
+    xlft_copy_dev_put(b, XLFT_COPY_DEV_MAX + 1);
+    CU_ASSERT_EQUAL(xlft_copy_dev_get(b, &len, msg, sizeof(msg)), -EPROTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "at most"));
+    xlft_copy_dev_put(b, 16);
+    b[12] = 1;
+    CU_ASSERT_EQUAL(xlft_copy_dev_get(b, &len, msg, sizeof(msg)), -EPROTO);
+    xlft_copy_dev_put(b, 16);
+    b[0] = 'Y';
+    CU_ASSERT_EQUAL(xlft_copy_dev_get(b, &len, msg, sizeof(msg)), -EPROTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "magic"));
 }
 
 void register_copy_tests(void)
@@ -98,4 +127,6 @@ void register_copy_tests(void)
     CU_add_test(s, "configuration: one string, NUL last", test_config);
     CU_add_test(s, "reply: round trip; inconsistent ones refused",
                 test_reply);
+    CU_add_test(s, "devices: round trip; too long, reserved bits, bad "
+                "magic refused", test_devices);
 }

@@ -426,7 +426,7 @@ static void test_stored_log(void)
 
 static const uint8_t copy_hdr[24] = {
     'X', 'L', 'F', 'T', 'C', 'O', 'P', 'Y',   /*  0 magic */
-    1, 0, 0, 0,                         /*  8 copy version 1 */
+    2, 0, 0, 0,                         /*  8 copy version 2 */
     0, 0, 0, 0,                         /* 12 flags */
     0x02, 0x01, 0, 0,                   /* 16 domid 0x102 */
     0x34, 0x12, 0, 0,                   /* 20 configuration length */
@@ -434,7 +434,7 @@ static const uint8_t copy_hdr[24] = {
 
 static const uint8_t copy_failed[24] = {
     'X', 'L', 'F', 'T', 'C', 'R', 'P', 'Y',   /*  0 magic */
-    1, 0, 0, 0,                         /*  8 copy version 1 */
+    2, 0, 0, 0,                         /*  8 copy version 2 */
     0xfb, 0xff, 0xff, 0xff,             /* 12 status -5 */
     0, 0, 0, 0,                         /* 16 no domain */
     0, 0, 0, 0,
@@ -442,10 +442,16 @@ static const uint8_t copy_failed[24] = {
 
 static const uint8_t copy_made[24] = {
     'X', 'L', 'F', 'T', 'C', 'R', 'P', 'Y',
-    1, 0, 0, 0,
+    2, 0, 0, 0,
     0, 0, 0, 0,                         /* 12 status 0 */
     0x09, 0x80, 0, 0,                   /* 16 domain 0x8009 */
     0, 0, 0, 0,
+};
+
+static const uint8_t copy_dev[16] = {
+    'X', 'L', 'F', 'T', 'C', 'D', 'E', 'V',   /*  0 magic */
+    0x10, 0x05, 0, 0,                   /*  8 device state length */
+    0, 0, 0, 0,                         /* 12 */
 };
 
 static void test_copy(void)
@@ -473,6 +479,12 @@ static void test_copy(void)
                                   sizeof(msg)), 0);
     CU_ASSERT_EQUAL(status, 0);
     CU_ASSERT_EQUAL(domid, 0x8009);
+
+    xlft_copy_dev_put(b, 0x510);
+    same(b, XLFT_COPY_DEV_SIZE, copy_dev, sizeof(copy_dev),
+         "copy devices");
+    ASSERT_RC(xlft_copy_dev_get(copy_dev, &domid, msg, sizeof(msg)), 0);
+    CU_ASSERT_EQUAL(domid, 0x510);
 }
 
 void register_golden_tests(void)

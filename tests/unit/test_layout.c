@@ -70,6 +70,8 @@ static const struct layout layouts[] = {
       FIELDS(SYNC_HDR_FIELDS) },
     { WIRE_MD, "copy header", 0, XLFT_COPY_HDR_SIZE, true,
       FIELDS(XLFT_COPY_HDR_FIELDS) },
+    { WIRE_MD, "copy devices", 0, XLFT_COPY_DEV_SIZE, true,
+      FIELDS(XLFT_COPY_DEV_FIELDS) },
     { WIRE_MD, "copy reply", 0, XLFT_COPY_REPLY_SIZE, false,
       FIELDS(XLFT_COPY_REPLY_FIELDS) },
     { FORMAT_MD, "file header", 0, XLFT_LOGFILE_HDR_SIZE, false,

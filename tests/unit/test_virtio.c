@@ -621,6 +621,25 @@ static void test_visit(void)
     CU_ASSERT_STRING_EQUAL(b.names[at], "pci2.queue0.msix_vector");
 }
 
+/* The RARP a copy going live announces its guest's MAC with. */
+static void test_announce(void)
+{
+    static const uint8_t mac[6] = { 0x00, 0x16, 0x3e, 1, 2, 3 };
+    uint8_t f[VIO_NET_ANNOUNCE];
+
+    memset(f, 0xaa, sizeof(f));
+    vio_net_announce(mac, f);
+    for (int i = 0; i < 6; i++)
+        CU_ASSERT_EQUAL(f[i], 0xff);
+    CU_ASSERT_EQUAL(memcmp(f + 6, mac, 6), 0);
+    CU_ASSERT_EQUAL(f[12], 0x80);
+    CU_ASSERT_EQUAL(f[13], 0x35);
+    CU_ASSERT_EQUAL(f[21], 3);
+    CU_ASSERT_EQUAL(memcmp(f + 22, mac, 6), 0);
+    CU_ASSERT_EQUAL(memcmp(f + 32, mac, 6), 0);
+    CU_ASSERT_EQUAL(f[59], 0);
+}
+
 void register_virtio_tests(void)
 {
     CU_pSuite s = CU_add_suite_with_setup_and_teardown("virtio", NULL, NULL,
@@ -642,4 +661,6 @@ void register_virtio_tests(void)
                 test_load_refused);
     CU_add_test(s, "going live with a wild used index stops the device",
                 test_go_live_wild_used);
+    CU_add_test(s, "a copy going live announces the MAC by RARP",
+                test_announce);
 }

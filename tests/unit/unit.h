@@ -41,6 +41,7 @@ void register_sync_hdr_tests(void);
 void register_meter_tests(void);
 void register_ack_wake_tests(void);
 void register_xen_cfg_file_tests(void);
+void register_ftdm_state_tests(void);
 
 /* A ring of 'data' bytes in malloc'd memory, owned by 'owner'. */
 static inline void *ring_mem_new(uint32_t data, uint32_t *mem_size)

@@ -477,3 +477,12 @@ diverge_primary() {
     xl list $1 > /dev/null && echo "$1 runs on"
     xl destroy $1
 }
+
+# shared_disk: the device of the storage both hosts share (qemu.sh).
+shared_disk() {
+    for sd in /sys/block/vd*; do
+        [ "$(cat "$sd/serial" 2>/dev/null)" = xenlab-shared ] &&
+            echo "/dev/${sd##*/}" && return 0
+    done
+    return 1
+}

@@ -7,7 +7,10 @@
 # Disks: vda the dom0 image (writes kept apart: snapshot=on), vdb
 # HOSTDIR/cmd.img (the command and its results), vdc HOSTDIR/put.img if
 # present (mounted at /xenft).  With HOSTS=2, host N talks to the other
-# over a UDP socket on loopback (run.sh gives them a network namespace).
+# over a UDP socket on loopback (run.sh gives them a network namespace),
+# and both have HOSTDIR/../shared.img, the storage they share (serial
+# xenlab-shared, in a slot after the others so that it comes last;
+# dom0.sh's shared_disk names it).
 # The serial console (Xen's and dom0's) goes to HOSTDIR/serial.
 # Guests' debug output (hvmloader, SeaBIOS) shows in `xl dmesg`.
 # XENLAB_MEM sets the host's RAM in MB (default 2048), XENLAB_XEN_ARGS
@@ -39,7 +42,11 @@ if [ -f "$dir/put.img" ]; then
     set -- "$@" -drive "file=$dir/put.img,if=virtio,format=raw,snapshot=on"
 fi
 if [ "$hosts" -gt 1 ]; then
-    set -- "$@" -netdev "socket,id=n0,udp=127.0.0.1:$((10000 + 3 - n)),\
+    set -- "$@" -drive "file=$dir/../shared.img,if=none,id=sh,format=raw,\
+file.locking=off" \
+        -device "virtio-blk-pci,drive=sh,serial=xenlab-shared,share-rw=on,\
+addr=0x10" \
+        -netdev "socket,id=n0,udp=127.0.0.1:$((10000 + 3 - n)),\
 localaddr=127.0.0.1:$((10000 + n))" \
         -device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:0$n"
 else

@@ -87,6 +87,9 @@ if [ -d "${XENLAB_PUT:-$XL_OUT/put}" ]; then
     sh "$XL_SRC/put.sh" --image "$run/put.img"
 fi
 
+# Two hosts share a disk, as hosts share storage.
+[ "$hosts" = 1 ] || truncate -s 16M "$run/shared.img"
+
 # One directory per host: the command disk, the serial log.
 for i in $(seq "$hosts"); do
     d=$run/h$i

@@ -1421,8 +1421,11 @@ static void *cut_relay(void *arg)
     return NULL;
 }
 
-static int at_copy(void *arg, char *err, size_t errlen)
+static int at_copy(void *arg, uint8_t *dev, uint32_t *dev_len, char *err,
+                   size_t errlen)
 {
+    (void)dev;
+    (void)dev_len;
     (void)err;
     (void)errlen;
     printf("copy: domain %" PRIu32 " suspended, the copy consistent\n",
@@ -1523,9 +1526,10 @@ static int copy_recv(uint32_t port, const char *config)
                               .sin_port = htons((uint16_t)port) };
     struct sockaddr_in from;
     socklen_t flen = sizeof(from);
+    static uint8_t dev[XLFT_XEN_COPY_DEV_MAX];
     uint8_t reply[XLFT_COPY_REPLY_SIZE];
     char err[600], peer[64], *local;
-    uint32_t domid;
+    uint32_t domid, dev_len;
     int lfd, fd, rc, one = 1;
 
     signal(SIGPIPE, SIG_IGN);
@@ -1554,7 +1558,8 @@ static int copy_recv(uint32_t port, const char *config)
     }
     snprintf(peer, sizeof(peer), "%s:%u", inet_ntoa(from.sin_addr),
              ntohs(from.sin_port));
-    rc = xlft_xen_copy_recv(fd, peer, local, &domid, err, sizeof(err));
+    rc = xlft_xen_copy_recv(fd, peer, local, &domid, dev, &dev_len, err,
+                            sizeof(err));
     free(local);
     if (rc)
         fprintf(stderr, "xlft-xen: %s\n", err);

@@ -7,16 +7,21 @@
  * xenstore under /libxl/<domid>/ft/.
  *
  * Replay and going live are the hypervisor's (xen-patches, VMX only: a
- * host that cannot replay says so and the pair ends).  Throttling caps
+ * host that cannot replay says so and the pair ends).  A guest whose
+ * devices ftdm serves has its device model frozen while its copy is
+ * made, and its devices' state travels with the copy; the secondary
+ * starts ftdm for the copy from it.  Throttling caps
  * the guest's share of a CPU through its scheduler.
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libxl.h>
@@ -26,6 +31,8 @@
 #include "backend.h"
 #include "config.h"
 #include "xlft_ack_wake.h"
+#include "xlft_dm_ctl.h"
+#include "xlft_dm_spawn.h"
 #include "xlft_xen.h"
 #include "xlft_xen_config.h"
 #include "xlft_xen_copy.h"
@@ -49,6 +56,7 @@ struct guest {
     struct xlft_xen_ring ring;
     struct xlft_xen_evtchn ev;
     int wake;                   /* wakes the guest's ftdm; -1: none */
+    int dm;                     /* its ftdm, frozen for the copy; -1 */
 };
 
 /* The pair's state where xl-ft looks; a failure here is only said. */
@@ -94,6 +102,8 @@ static void xen_close(struct guest *g)
     xlft_xen_evtchn_unbind(g->x, &g->ev);
     if (g->wake >= 0)
         close(g->wake);
+    if (g->dm >= 0)
+        close(g->dm);
     if (g->have_ring)
         xlft_xen_ring_unmap(g->x, &g->ring);
     /*
@@ -151,6 +161,7 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
     }
     g->domid = INVALID_DOMID;
     g->ev.local = -1;
+    g->dm = -1;
     g->wake = xlft_ack_wake_sender();
     g->flags = flags;
     snprintf(g->peer, sizeof(g->peer), "%s", peer ? peer : "");
@@ -327,9 +338,92 @@ static int set_paused(struct guest *g, bool on, char *why, size_t len)
     return 0;
 }
 
-static int pause_at_copy(void *arg, char *why, size_t len)
+/* The guest suspended for its copy: paused, its devices' state taken. */
+static int pause_at_copy(void *arg, uint8_t *dev, uint32_t *dev_len,
+                         char *why, size_t len)
 {
-    return set_paused(arg, true, why, len);
+    struct guest *g = arg;
+    int rc = set_paused(g, true, why, len);
+
+    if (rc || g->dm < 0)
+        return rc;
+    rc = xlft_dm_state(g->dm, g->domid, dev, why, len);
+    if (rc < 0)
+        return rc;
+    *dev_len = (uint32_t)rc;
+    return 0;
+}
+
+/*
+ * Its ftdm frozen until recording starts: no device write may fall
+ * between libxl's last pass over its RAM and the log's start.  A guest
+ * without ftdm has nothing to freeze.
+ */
+static int freeze_dm(struct guest *g, char *why, size_t len)
+{
+    int fd = xlft_dm_freeze(XLFT_ACK_WAKE_DIR, g->domid, why, len);
+
+    if (fd == -ENOENT)
+        return 0;
+    if (fd < 0)
+        return fd;
+    g->dm = fd;
+    return 0;
+}
+
+static void thaw_dm(struct guest *g)
+{
+    if (g->dm >= 0)
+        close(g->dm);
+    g->dm = -1;
+}
+
+/*
+ * The copy's ftdm, from the primary's device state, with the backends
+ * this host's configuration of the guest names (shared storage: the
+ * same disk), started before the copy replays a thing.
+ */
+static int start_copy_dm(struct guest *g, const uint8_t *dev,
+                         uint32_t dev_len, char *why, size_t len)
+{
+    struct xlft_xen_cfg_file f;
+    char state[64], log[300], err[1024], *name;
+    pid_t pid;
+    int fd, rc;
+
+    rc = xlft_xen_cfg_file_check(g->copy_from, &f, err, sizeof(err));
+    if (rc) {
+        snprintf(why, len, "domain %u: the primary's guest has ftdm "
+                 "devices, and this host's configuration of it is not "
+                 "fit for them: %s", g->domid, err);
+        return rc;
+    }
+    snprintf(state, sizeof(state), "%s/ftdm-state-%u", XLFT_ACK_WAKE_DIR,
+             g->domid);
+    mkdir(XLFT_ACK_WAKE_DIR, 0700);
+    fd = open(state, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+              0600);
+    if (fd < 0 || write(fd, dev, dev_len) != (ssize_t)dev_len) {
+        rc = -errno;
+        snprintf(why, len, "domain %u: cannot write its device state to "
+                 "%s: %s", g->domid, state, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return rc ? rc : -EIO;
+    }
+    close(fd);
+    name = libxl_domid_to_name(g->ctx, g->domid);
+    xlft_dm_log_path(name ? name : f.name, log, sizeof(log));
+    free(name);
+    pid = xlft_dm_spawn(&f, g->domid, state, log, err, sizeof(err));
+    unlink(state);
+    if (pid < 0) {
+        snprintf(why, len, "%s", err);
+        return -EIO;
+    }
+    fprintf(stderr, "ftd: domain %u: ftdm (pid %ld) serves the copy's "
+            "devices, its log %s\n", g->domid, (long)pid, log);
+    return 0;
 }
 
 static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
@@ -337,6 +431,10 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
 {
     int rc = 0;
 
+    /* A copy given up: the guest runs on unrecorded, ftdm thaws. */
+    if (op == GUEST_UNPAUSE || op == GUEST_DISABLE || op == GUEST_STOP ||
+        op == GUEST_HALT)
+        thaw_dm(g);
     switch (op) {
     case GUEST_PAUSE:
     case GUEST_UNPAUSE:
@@ -349,8 +447,13 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
          */
         if (g->paused && (rc = set_paused(g, false, why, len)))
             break;
+        thaw_dm(g);
+        if ((rc = freeze_dm(g, why, len)))
+            break;
         rc = xlft_xen_copy_send(g->domid, fd, g->peer, pause_at_copy, g,
                                 why, len);
+        if (rc)
+            thaw_dm(g);
         if (!g->paused) {
             char more[200];
 
@@ -358,6 +461,8 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
         }
         break;
     case GUEST_RESTORE: {
+        static uint8_t dev[XLFT_XEN_COPY_DEV_MAX];
+        uint32_t dev_len;
         char *local;
 
         rc = xlft_xen_local_config(g->copy_from, NULL,
@@ -365,10 +470,13 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
                                    len);
         if (rc)
             break;
-        rc = xlft_xen_copy_recv(fd, g->peer, local, &g->domid, why, len);
+        rc = xlft_xen_copy_recv(fd, g->peer, local, &g->domid, dev,
+                                &dev_len, why, len);
         free(local);
         /* libxl leaves the copy paused. */
         g->created = g->paused = !rc;
+        if (!rc && dev_len)
+            rc = start_copy_dm(g, dev, dev_len, why, len);
         if (!rc)
             fprintf(stderr, "ftd: the copy from %s is domain %u, paused\n",
                     g->peer, g->domid);
@@ -378,6 +486,7 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
     case GUEST_REPLAY:
         rc = ft_start(g, op == GUEST_RECORD ? FT_RING_RECORD
                                             : FT_RING_REPLAY, arg, why, len);
+        thaw_dm(g);
         if (rc) {
             char more[200];
 

@@ -57,6 +57,12 @@ void ftdm_disk_close(struct ftdm_disk *d)
     d->fd = -1;
 }
 
+void ftdm_disk_forget(struct ftdm_disk *d)
+{
+    if (d->fd >= 0)
+        posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
 uint32_t ftdm_disk_do(struct ftdm_disk *d, const struct vio_blk_req *req,
                       void *buf, uint32_t domid)
 {

@@ -28,6 +28,13 @@ int ftdm_disk_open(struct ftdm_disk *d, uint32_t domid, const char *path,
 void ftdm_disk_close(struct ftdm_disk *d);
 
 /*
+ * Forget what this host has cached of the disk: a copy going live
+ * reads what the primary's host wrote to the shared storage, not what
+ * this dom0 read of it before.
+ */
+void ftdm_disk_forget(struct ftdm_disk *d);
+
+/*
  * Do 'req' (its data, for a write, in req->data): the status the guest
  * gets (VIO_BLK_S_*); a read's bytes in 'buf' (req->len bytes).  A
  * failure of the file is said on stderr, naming 'domid', once per

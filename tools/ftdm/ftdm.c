@@ -5,27 +5,38 @@
  * dom0 on an ioreq server of its own beside the guest's QEMU.
  *
  *   ftdm [--slot DEV] [--mac MAC] [--tap NAME [--bridge BR]]
- *        [--disk PATH] DOMID
+ *        [--disk PATH] [--copy STATE] DOMID
  *
  * One process per guest, started while the guest is created paused
- * (hvmloader scans the bus once, at boot).  virtio-net at DEV (its
- * frames through a tap device, or counted and dropped without one),
- * virtio-blk at DEV + 1 with --disk.  What the guest sends and every
- * disk request leave through the output rule (hold.h); what comes in
- * enters guest RAM through Xen's FT DMA op.  It runs until the guest
- * is gone, or SIGTERM or SIGINT; SIGUSR1 prints what it holds.  Exit 0,
- * 1 on an error (said once, naming the domain), 2 on bad usage.
+ * (hvmloader scans the bus once, at boot).  With --copy, the devices of
+ * a copy that Xen replays, started from the primary's STATE (a file,
+ * devstate.h): the same accesses, no backend, no completion and no
+ * interrupt of its own (the log brings them), until the copy goes live;
+ * then the backends open and it serves as a primary does.
+ * virtio-net at DEV (its frames through a tap device, or counted and
+ * dropped without one), virtio-blk at DEV + 1 with --disk.  What the
+ * guest sends and every disk request leave through the output rule
+ * (hold.h); what comes in enters guest RAM through Xen's FT DMA op.
+ * While ftd copies the guest, ftd's word freezes that (ctl.h).  It runs
+ * until the guest is gone, or SIGTERM or SIGINT; SIGUSR1 prints what it
+ * holds.  Exit 0, 1 on an error (said once, naming the domain), 2 on
+ * bad usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <xenstore.h>
 
+#include "ctl.h"
+#include "devstate.h"
 #include "disk.h"
 #include "hold.h"
 #include "ioreq.h"
@@ -33,6 +44,8 @@
 #include "tap.h"
 #include "vio.h"
 #include "xlft_ack_wake.h"
+#include "xlft_dm_ctl.h"
+#include "xlft_xen.h"
 
 #define NET_SLOT    1           /* the functions' slots in the core */
 #define BLK_SLOT    2
@@ -42,6 +55,9 @@
 #define DONE_MAX    VIO_QSIZE_MAX   /* disk requests done, not completed */
 #define RX_BATCH    64          /* frames taken in at one wake-up */
 #define FRAMES_HELD_MAX 1024u   /* frames waiting at most; more dropped */
+#define RECENT_N    64          /* a copy's frames kept for going live */
+#define RECENT_MS   500
+#define LIVE_POLL_MS 100        /* a copy looks whether it went live */
 
 /* A disk request as it waits in the output rule: its data follows. */
 struct held_req {
@@ -75,6 +91,21 @@ struct ftdm {
     unsigned int ndone;
     uint64_t out_id;
     unsigned int frames_held;   /* frames in the output rule */
+    struct ftdm_ctl *ctl;
+    bool frozen;                /* for the copy: no DMA (xlft_dm_ctl.h) */
+    bool rx_frozen;             /* tap not read while frozen */
+    /* A copy: until it goes live, and what it does then. */
+    const char *copy_state;
+    bool copy, seen_replay;
+    struct xlft_xen *xen;
+    struct event *live_ev;
+    struct recent {
+        uint64_t at_ms;
+        uint32_t len;
+        uint8_t *data;
+    } recent[RECENT_N];
+    unsigned int nrecent;
+    unsigned long msis_dropped, resent;
     int rc;                     /* why the loop ended: 0 or -errno */
     const char *why;            /* the end of a loop that ended well */
     unsigned long refused, frames, bytes, msis, received, rx_dropped,
@@ -127,8 +158,14 @@ static int ram_write(void *opaque, uint64_t gpa, const void *buf,
 static void msi(void *opaque, uint64_t addr, uint32_t data)
 {
     struct ftdm *d = opaque;
-    int rc = ftdm_ioreq_msi(d->io, addr, data);
+    int rc;
 
+    /* A copy's interrupts are the log's. */
+    if (d->copy) {
+        d->msis_dropped++;
+        return;
+    }
+    rc = ftdm_ioreq_msi(d->io, addr, data);
     d->msis++;
     if (rc) {
         snprintf(d->err, sizeof(d->err), "domain %u: cannot raise the MSI "
@@ -143,6 +180,38 @@ static void msi(void *opaque, uint64_t addr, uint32_t data)
  * frames wait in a bound of their own, so that disk requests, which the
  * guest waits on and which are never dropped, always find room.
  */
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A copy keeps the frames its guest sent in its last RECENT_MS of
+ * replay: the primary may have died with them held.  Going live sends
+ * them again; a frame twice is what networks deliver anyway.
+ */
+static void keep_recent(struct ftdm *d, const void *frame, uint32_t len)
+{
+    uint64_t now = mono_ms();
+    unsigned int old = 0;
+    uint8_t *copy;
+
+    while (old < d->nrecent && (d->recent[old].at_ms + RECENT_MS < now ||
+                                d->nrecent - old == RECENT_N))
+        free(d->recent[old++].data);
+    memmove(d->recent, d->recent + old,
+            (d->nrecent - old) * sizeof(d->recent[0]));
+    d->nrecent -= old;
+    copy = malloc(len);
+    if (!copy)
+        return;                 /* the network's loss */
+    memcpy(copy, frame, len);
+    d->recent[d->nrecent++] = (struct recent){ now, len, copy };
+}
+
 static void net_tx(void *opaque, const void *frame, uint32_t len)
 {
     struct ftdm *d = opaque;
@@ -151,6 +220,10 @@ static void net_tx(void *opaque, const void *frame, uint32_t len)
 
     d->frames++;
     d->bytes += len;
+    if (d->copy) {
+        keep_recent(d, frame, len);
+        return;
+    }
     if (d->tap < 0)
         return;
     if (d->frames_held >= FRAMES_HELD_MAX) {
@@ -194,10 +267,14 @@ static void blk_submit(void *opaque, const struct vio_blk_req *req)
 {
     struct ftdm *d = opaque;
     size_t dlen = req->type == VIO_BLK_T_OUT ? req->len : 0;
-    struct held_req *h = malloc(sizeof(*h) + dlen);
+    struct held_req *h;
     int rc;
 
     d->reqs++;
+    /* A copy's completions are the log's; going live submits again. */
+    if (d->copy)
+        return;
+    h = malloc(sizeof(*h) + dlen);
     if (!h) {
         snprintf(d->err, sizeof(d->err), "domain %u: out of memory for a "
                  "disk request", d->domid);
@@ -268,6 +345,8 @@ static void on_done(evutil_socket_t fd, short what, void *opaque)
 
     (void)fd;
     (void)what;
+    if (d->frozen)
+        return;                 /* thawing runs this again */
     for (unsigned int i = 0; i < d->ndone; i++) {
         struct done *c = &d->done[i];
 
@@ -290,6 +369,11 @@ static void on_tap(evutil_socket_t fd, short what, void *opaque)
     for (int i = 0; i < RX_BATCH && !d->rc; i++) {
         int n;
 
+        if (d->frozen) {
+            d->rx_frozen = true;
+            event_del(d->tap_ev);
+            return;
+        }
         if (!vio_net_can_rx(d->bus, NET_SLOT)) {
             d->rx_waits = true;
             event_del(d->tap_ev);
@@ -321,7 +405,8 @@ static void notified(void *opaque, unsigned int slot, unsigned int queue)
 {
     struct ftdm *d = opaque;
 
-    if (slot == NET_SLOT && queue == 0 && d->rx_waits && d->tap_ev) {
+    if (slot == NET_SLOT && queue == 0 && d->rx_waits && d->tap_ev &&
+        !d->copy && !d->frozen) {
         d->rx_waits = false;
         event_add(d->tap_ev, NULL);
     }
@@ -437,6 +522,12 @@ static void say_held(struct ftdm *d)
 {
     struct ftdm_hold_stats st;
 
+    if (!d->hold) {
+        printf("ftdm: domain %u: a replaying copy: its outputs are the "
+               "primary's to hold\n", d->domid);
+        fflush(stdout);
+        return;
+    }
     ftdm_hold_stats(d->hold, &st);
     printf("ftdm: domain %u: outputs held %llu (at most %llu), released "
            "once acknowledged %llu, passed unprotected %llu; acknowledged "
@@ -460,6 +551,151 @@ static void on_signal(evutil_socket_t sig, short what, void *opaque)
     stop(d, 0);
 }
 
+/* ftd makes the guest's copy: no device writes into guest RAM. */
+static void freeze(void *opaque)
+{
+    struct ftdm *d = opaque;
+
+    d->frozen = true;
+    printf("ftdm: domain %u: frozen for its copy\n", d->domid);
+    fflush(stdout);
+}
+
+static void thaw(void *opaque)
+{
+    struct ftdm *d = opaque;
+
+    d->frozen = false;
+    if (d->tap_ev && !d->copy && (d->rx_frozen || d->rx_waits)) {
+        d->rx_frozen = d->rx_waits = false;
+        event_add(d->tap_ev, NULL);
+    }
+    if (d->ndone)
+        event_active(d->done_ev, EV_TIMEOUT, 0);
+    printf("ftdm: domain %u: thawed\n", d->domid);
+    fflush(stdout);
+}
+
+static size_t state(void *opaque, uint8_t *buf)
+{
+    struct ftdm *d = opaque;
+
+    return ftdm_devstate_save(d->bus, buf);
+}
+
+/* The guest's MAC announced from here, three times as QEMU does. */
+static void announce(struct ftdm *d)
+{
+    uint8_t rarp[VIO_NET_ANNOUNCE];
+
+    vio_net_announce(d->mac, rarp);
+    for (int k = 0; k < 3; k++)
+        ftdm_tap_write(d->tap, rarp, sizeof(rarp));
+}
+
+/*
+ * The copy is the guest now: what its tap queued while it replayed was
+ * the primary's to take (in the log if it did); its MAC is announced
+ * and its last frames sent again; the shared disk is read afresh, and
+ * the requests it saw taken and not completed are done again, in
+ * order; every queue gets an interrupt.
+ */
+static int go_live(struct ftdm *d)
+{
+    static uint8_t frame[VIO_NET_FRAME_MAX + 1];
+
+    d->copy = false;
+    ftdm_disk_forget(&d->disk);
+    if (ftdm_hold_open(&d->hold, d->domid, d->base, XLFT_ACK_WAKE_DIR,
+                       emit, d, d->err, sizeof(d->err)))
+        return -1;
+    if (d->tap >= 0) {
+        for (int k = 0; k < 4096; k++) {
+            if (ftdm_tap_read(d->tap, frame, sizeof(frame)) <= 0)
+                break;
+        }
+        announce(d);
+        for (unsigned int i = 0; i < d->nrecent; i++) {
+            ftdm_tap_write(d->tap, d->recent[i].data, d->recent[i].len);
+            d->resent++;
+        }
+        if (event_add(d->tap_ev, NULL)) {
+            snprintf(d->err, sizeof(d->err), "domain %u: cannot set up its "
+                     "events", d->domid);
+            return -1;
+        }
+    }
+    vio_go_live(d->bus);
+    printf("ftdm: domain %u: live: %lu frames sent again, %lu disk "
+           "requests taken in replay; %lu interrupts left to the log\n",
+           d->domid, d->resent, d->reqs, d->msis_dropped);
+    fflush(stdout);
+    return 0;
+}
+
+/*
+ * A copy goes live when Xen says it is live, and only then: one whose
+ * replay ended otherwise (it diverged, or its pair ended) must never
+ * write the shared disk.  The guest may run a poll's time before: its
+ * requests meanwhile are in flight, which going live submits, and its
+ * frames are kept with the recent ones.
+ */
+static void on_live_poll(evutil_socket_t fd, short what, void *opaque)
+{
+    const struct timeval tv = { 0, LIVE_POLL_MS * 1000 };
+    struct ftdm *d = opaque;
+    struct xlft_xen_ft_status st;
+    char err[256];
+
+    (void)fd;
+    (void)what;
+    if (xlft_xen_ft_status(d->xen, d->domid, &st, err, sizeof(err))) {
+        snprintf(d->err, sizeof(d->err), "%s", err);
+        stop(d, -EIO);
+        return;
+    }
+    if (st.state == XLFT_XEN_FT_LIVE) {
+        if (go_live(d))
+            stop(d, -EIO);
+        return;
+    }
+    if (st.state == XLFT_XEN_FT_REPLAY)
+        d->seen_replay = true;
+    else if (d->seen_replay) {
+        printf("ftdm: domain %u: its replay ended without going live: "
+               "no backend opens for it\n", d->domid);
+        fflush(stdout);
+        return;
+    }
+    evtimer_add(d->live_ev, &tv);
+}
+
+/* The primary's device state, from the file ftd wrote. */
+static int load_state(struct ftdm *d)
+{
+    static uint8_t buf[XLFT_DM_STATE_MAX + 1];
+    int fd = open(d->copy_state, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+    char why[200];
+
+    if (fd >= 0)
+        close(fd);
+    if (n < 0) {
+        snprintf(d->err, sizeof(d->err), "domain %u: cannot read the "
+                 "device state %s: %s", d->domid, d->copy_state,
+                 strerror(errno));
+        return -1;
+    }
+    if (ftdm_devstate_load(d->bus, buf, (size_t)n, why, sizeof(why))) {
+        snprintf(d->err, sizeof(d->err), "domain %u: %s: %s", d->domid,
+                 d->copy_state, why);
+        return -1;
+    }
+    for (unsigned int slot = NET_SLOT; slot <= BLK_SLOT; slot++)
+        follow_bar(d, slot);
+    return d->rc ? -1 : 0;
+}
+
 static int parse_mac(const char *s, uint8_t mac[6])
 {
     unsigned int b[6];
@@ -478,7 +714,7 @@ static int usage(const char *why)
     if (why)
         fprintf(stderr, "ftdm: %s\n", why);
     fprintf(stderr, "usage: ftdm [--slot DEV] [--mac MAC] [--tap NAME "
-            "[--bridge BR]] [--disk PATH] DOMID\n");
+            "[--bridge BR]] [--disk PATH] [--copy STATE] DOMID\n");
     return 2;
 }
 
@@ -527,7 +763,8 @@ static int setup(struct ftdm *d)
             return -1;
         d->tap_ev = event_new(d->base, d->tap, EV_READ | EV_PERSIST,
                               on_tap, d);
-        if (!d->tap_ev || event_add(d->tap_ev, NULL))
+        /* A copy reads its tap once live. */
+        if (!d->tap_ev || (!d->copy && event_add(d->tap_ev, NULL)))
             goto no_event;
     }
     d->done_ev = event_new(d->base, -1, 0, on_done, d);
@@ -535,13 +772,27 @@ static int setup(struct ftdm *d)
         goto no_event;
     if (bus_new(d) || ftdm_ram_open(&d->ram, d->domid, d->err,
                                     sizeof(d->err)) ||
-        ftdm_hold_open(&d->hold, d->domid, d->base, XLFT_ACK_WAKE_DIR, emit,
-                       d, d->err, sizeof(d->err)) ||
+        (!d->copy &&
+         ftdm_hold_open(&d->hold, d->domid, d->base, XLFT_ACK_WAKE_DIR,
+                        emit, d, d->err, sizeof(d->err))) ||
         ftdm_ioreq_open(&d->io, d->domid, d->err, sizeof(d->err)) ||
         ftdm_ioreq_claim_pci(d->io, d->devfn, d->err, sizeof(d->err)) ||
         (d->disk.fd >= 0 &&
-         ftdm_ioreq_claim_pci(d->io, d->devfn + 8, d->err, sizeof(d->err))))
+         ftdm_ioreq_claim_pci(d->io, d->devfn + 8, d->err,
+                              sizeof(d->err))) ||
+        (d->copy && load_state(d)) ||
+        ftdm_ctl_open(&d->ctl, d->domid, d->base, XLFT_ACK_WAKE_DIR,
+                      &(struct ftdm_ctl_ops){ d, freeze, thaw, state },
+                      d->err, sizeof(d->err)))
         return -1;
+    if (d->copy) {
+        if (xlft_xen_open(&d->xen, d->err, sizeof(d->err)))
+            return -1;
+        d->live_ev = evtimer_new(d->base, on_live_poll, d);
+        if (!d->live_ev)
+            goto no_event;
+        on_live_poll(-1, 0, d);
+    }
     return 0;
 no_event:
     snprintf(d->err, sizeof(d->err), "domain %u: cannot set up its events",
@@ -562,7 +813,7 @@ static void say_serving(const struct ftdm *d, unsigned int dev)
     if (d->disk.fd >= 0)
         printf("; virtio-blk at 00:%02x.0, disk %s (%llu sectors)",
                dev + 1, d->disk_path, (unsigned long long)d->disk.sectors);
-    printf("; serving\n");
+    printf("; %s\n", d->copy ? "serving a replaying copy" : "serving");
     fflush(stdout);
 }
 
@@ -579,6 +830,9 @@ static void say_stopped(struct ftdm *d)
     if (d->disk.fd >= 0)
         printf("%lu disk requests; ", d->reqs);
     printf("%lu MSIs raised; %lu accesses refused\n", d->msis, d->refused);
+    if (d->copy)
+        printf("ftdm: domain %u: a copy that did not go live: %lu "
+               "interrupts left to the log\n", d->domid, d->msis_dropped);
     say_held(d);
 }
 
@@ -590,6 +844,7 @@ int main(int argc, char **argv)
         { "tap", required_argument, NULL, 't' },
         { "bridge", required_argument, NULL, 'b' },
         { "disk", required_argument, NULL, 'd' },
+        { "copy", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -624,6 +879,10 @@ int main(int argc, char **argv)
             break;
         case 'd':
             d.disk_path = optarg;
+            break;
+        case 'c':
+            d.copy_state = optarg;
+            d.copy = true;
             break;
         case 'h':
             usage(NULL);
@@ -689,6 +948,13 @@ out:
     if (d.xs)
         xs_close(d.xs);
     ftdm_ioreq_close(d.io);
+    ftdm_ctl_close(d.ctl);
+    if (d.live_ev)
+        event_free(d.live_ev);
+    if (d.xen)
+        xlft_xen_close(d.xen);
+    for (unsigned int i = 0; i < d.nrecent; i++)
+        free(d.recent[i].data);
     /* What is still held never goes: its log was not acknowledged. */
     ftdm_hold_close(d.hold);
     ftdm_ram_close(d.ram);

@@ -155,6 +155,7 @@ static int follow(struct ftdm_hold *h, struct xlft_xen_ft_status *st,
         xlft_gate_release(h->gate, h->base + ack);
         return 0;
     case XLFT_XEN_FT_OFF:
+    case XLFT_XEN_FT_LIVE:      /* a copy that went live: the guest now */
         h->ended = false;
         if (h->have_ring)
             get_stuck(h, "recording ended without ftd ending the log in "
@@ -163,8 +164,8 @@ static int follow(struct ftdm_hold *h, struct xlft_xen_ft_status *st,
             xlft_gate_open(h->gate);
         return 0;
     default:
-        get_stuck(h, "the domain is a replaying or live copy, which this "
-                  "ftdm does not serve");
+        get_stuck(h, "the domain is a replaying copy, whose outputs are "
+                  "the primary's");
         return 0;
     }
 }

@@ -12,6 +12,7 @@
 
 #define HDR_MAGIC   "XLFTCOPY"
 #define REPLY_MAGIC "XLFTCRPY"
+#define DEV_MAGIC   "XLFTCDEV"
 
 _Static_assert(sizeof(HDR_MAGIC) - 1 == XLFT_SIZEOF(copy_hdr, magic) &&
                sizeof(REPLY_MAGIC) - 1 == XLFT_SIZEOF(copy_reply, magic),
@@ -79,6 +80,34 @@ int xlft_copy_config_check(const uint8_t *cfg, uint32_t len, char *err,
     if (!len || memchr(cfg, '\0', len) != cfg + len - 1) {
         snprintf(err, errlen, "the copy's configuration is not one string "
                  "of %u bytes", len);
+        return -EPROTO;
+    }
+    return 0;
+}
+
+void xlft_copy_dev_put(uint8_t out[XLFT_COPY_DEV_SIZE], uint32_t dev_len)
+{
+    memcpy(XLFT_AT(out, copy_dev, magic), DEV_MAGIC,
+           XLFT_SIZEOF(copy_dev, magic));
+    XLFT_PUT(32, out, copy_dev, dev_len, dev_len);
+    XLFT_PUT(32, out, copy_dev, reserved, 0);
+}
+
+int xlft_copy_dev_get(const uint8_t in[XLFT_COPY_DEV_SIZE],
+                      uint32_t *dev_len, char *err, size_t errlen)
+{
+    if (memcmp(XLFT_AT(in, copy_dev, magic), DEV_MAGIC,
+               XLFT_SIZEOF(copy_dev, magic))) {
+        snprintf(err, errlen, "no device state where libxl's stream ends "
+                 "(bad magic)");
+        return -EPROTO;
+    }
+    *dev_len = XLFT_GET(32, in, copy_dev, dev_len);
+    if (*dev_len > XLFT_COPY_DEV_MAX ||
+        XLFT_GET(32, in, copy_dev, reserved)) {
+        snprintf(err, errlen, "a device state of %u bytes (at most %u) or "
+                 "with reserved bits %#x", *dev_len, XLFT_COPY_DEV_MAX,
+                 XLFT_GET(32, in, copy_dev, reserved));
         return -EPROTO;
     }
     return 0;

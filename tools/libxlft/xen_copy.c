@@ -26,8 +26,13 @@
 #include <xentoollog.h>
 
 #include "xlft_copy.h"
+#include "xlft_dm_ctl.h"
 #include "xlft_xen_config_allow.h"
 #include "xlft_xen_copy.h"
+
+_Static_assert(XLFT_COPY_DEV_MAX == XLFT_XEN_COPY_DEV_MAX &&
+               XLFT_COPY_DEV_MAX == XLFT_DM_STATE_MAX,
+               "the device state's bound differs along its way");
 
 struct watchdog {
     int fd;
@@ -219,7 +224,9 @@ int xlft_xen_copy_send(uint32_t domid, int fd, const char *peer,
                        xlft_copy_point_fn *at_copy, void *arg, char *err,
                        size_t errlen)
 {
-    uint8_t hdr[XLFT_COPY_HDR_SIZE];
+    static uint8_t dev[XLFT_COPY_DEV_MAX];
+    uint8_t hdr[XLFT_COPY_HDR_SIZE], trailer[XLFT_COPY_DEV_SIZE];
+    uint32_t dev_len = 0;
     struct watchdog w;
     libxl_dominfo info;
     char *json = NULL;
@@ -269,7 +276,16 @@ int xlft_xen_copy_send(uint32_t domid, int fd, const char *peer,
     if (!suspended(l.ctx, domid))
         goto out;
     if (!rc && at_copy)
-        rc = at_copy(arg, err, errlen);
+        rc = at_copy(arg, dev, &dev_len, err, errlen);
+    if (!rc) {
+        xlft_copy_dev_put(trailer, dev_len);
+        rc = write_all(fd, trailer, sizeof(trailer));
+        if (!rc)
+            rc = write_all(fd, dev, dev_len);
+        if (rc)
+            snprintf(err, errlen, "domain %u: cannot send its device state "
+                     "to %s: %s", domid, peer, strerror(-rc));
+    }
     lrc = libxl_domain_resume(l.ctx, domid, 1, NULL);
     if (lrc) {
         size_t n = rc ? strlen(err) : 0;
@@ -372,8 +388,41 @@ out:
     return rc;
 }
 
+/* The devices' state after libxl's stream, within the stall limit. */
+static int recv_dev(int fd, uint32_t domid, const char *peer, uint8_t *dev,
+                    uint32_t *dev_len, char *err, size_t errlen)
+{
+    uint8_t trailer[XLFT_COPY_DEV_SIZE];
+    struct watchdog w;
+    bool stalled;
+    int rc;
+
+    watch_start(&w, fd);
+    rc = read_all(fd, trailer, sizeof(trailer));
+    if (!rc) {
+        rc = xlft_copy_dev_get(trailer, dev_len, err, errlen);
+        if (rc) {
+            size_t n = strlen(err);
+
+            snprintf(err + n, errlen - n, " (copy of domain %u from %s)",
+                     domid, peer);
+            watch_stop(&w);
+            return rc;
+        }
+        rc = read_all(fd, dev, *dev_len);
+    }
+    stalled = watch_stop(&w);
+    if (rc)
+        snprintf(err, errlen, "copy of domain %u from %s: its device state "
+                 "is cut short: %s", domid, peer,
+                 stalled ? "the stream stalled" : rc == -ENODATA ? "closed"
+                 : strerror(-rc));
+    return rc;
+}
+
 int xlft_xen_copy_recv(int fd, const char *peer, const char *local,
-                       uint32_t *domid, char *err, size_t errlen)
+                       uint32_t *domid, uint8_t *dev, uint32_t *dev_len,
+                       char *err, size_t errlen)
 {
     uint8_t hdr[XLFT_COPY_HDR_SIZE], *json = NULL;
     libxl_domain_restore_params params;
@@ -386,6 +435,7 @@ int xlft_xen_copy_recv(int fd, const char *peer, const char *local,
     int rc, lrc;
 
     *domid = INVALID_DOMID;
+    *dev_len = 0;
     rc = read_all(fd, hdr, sizeof(hdr));
     if (rc) {
         snprintf(err, errlen, "no copy stream from %s: %s", peer,
@@ -451,6 +501,11 @@ int xlft_xen_copy_recv(int fd, const char *peer, const char *local,
                  h.domid, peer, stalled ? "the stream stalled; " : "", lrc);
         undo(l.ctx, newid);
         rc = -EIO;
+        goto out;
+    }
+    rc = recv_dev(fd, h.domid, peer, dev, dev_len, err, errlen);
+    if (rc) {
+        undo(l.ctx, newid);
         goto out;
     }
     *domid = newid;

@@ -11,17 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "create.h"
+#include "xlft_dm_spawn.h"
 #include "xlft_xen_cfg_file.h"
-
-/* How long ftdm may take to serve, and how often to look. */
-#define SERVE_WAIT_MS   30000
-#define SERVE_POLL_MS   100
 
 static int check(const char *cfg, struct xlft_xen_cfg_file *f)
 {
@@ -93,116 +88,6 @@ static int run(char *const argv[], char *out, size_t len)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* ftdm beside this xl-ft if it is there, else on PATH. */
-static void ftdm_path(char *path, size_t len)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    char *slash;
-
-    snprintf(path, len, "ftdm");
-    if (n <= 0)
-        return;
-    self[n] = '\0';
-    slash = strrchr(self, '/');
-    if (!slash)
-        return;
-    *slash = '\0';
-    if ((size_t)snprintf(path, len, "%s/ftdm", self) < len &&
-        !access(path, X_OK))
-        return;
-    snprintf(path, len, "ftdm");
-}
-
-/* ftdm for 'domid', in a session of its own, its output in 'log'. */
-static pid_t start_ftdm(const struct xlft_xen_cfg_file *f,
-                        const char *domid, const char *log)
-{
-    char prog[PATH_MAX];
-    const char *argv[12];
-    int n = 0, fd;
-    pid_t pid;
-
-    ftdm_path(prog, sizeof(prog));
-    argv[n++] = prog;
-    if (f->tap[0]) {
-        argv[n++] = "--tap";
-        argv[n++] = f->tap;
-    }
-    if (f->bridge[0]) {
-        argv[n++] = "--bridge";
-        argv[n++] = f->bridge;
-    }
-    if (f->mac[0]) {
-        argv[n++] = "--mac";
-        argv[n++] = f->mac;
-    }
-    if (f->disk[0]) {
-        argv[n++] = "--disk";
-        argv[n++] = f->disk;
-    }
-    argv[n++] = domid;
-    argv[n] = NULL;
-    /*
-     * Emptied here, before ftdm exists: a line of an earlier run must
-     * not pass for this one's.
-     */
-    fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-    if (fd < 0) {
-        fprintf(stderr, "xl-ft: %s: %s\n", log, strerror(errno));
-        return -1;
-    }
-    pid = fork();
-    if (pid) {
-        close(fd);
-        return pid;
-    }
-    setsid();
-    dup2(fd, 1);
-    dup2(fd, 2);
-    fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0)
-        dup2(fd, 0);
-    execvp(prog, (char *const *)argv);
-    fprintf(stderr, "xl-ft: cannot run %s: %s\n", prog, strerror(errno));
-    _exit(127);
-}
-
-/* Whether 'log' has ftdm's line saying it serves. */
-static int serving(const char *log)
-{
-    char line[1024];
-    FILE *f = fopen(log, "r");
-    int yes = 0;
-
-    if (!f)
-        return 0;
-    while (!yes && fgets(line, sizeof(line), f))
-        yes = strstr(line, "; serving\n") != NULL;
-    fclose(f);
-    return yes;
-}
-
-/*
- * Wait (bounded) until ftdm serves: 0, or -1 if it never did; *gone
- * set once it has ended (and been reaped: its pid is no longer ours).
- */
-static int await_serving(pid_t pid, const char *log, bool *gone)
-{
-    const struct timespec pause = { 0, SERVE_POLL_MS * 1000000L };
-
-    for (int waited = 0; waited < SERVE_WAIT_MS; waited += SERVE_POLL_MS) {
-        if (serving(log))
-            return 0;
-        if (waitpid(pid, NULL, WNOHANG) == pid) {
-            *gone = true;
-            return -1;
-        }
-        nanosleep(&pause, NULL);
-    }
-    return -1;
-}
-
 static void show_log(const char *log)
 {
     char line[1024];
@@ -222,8 +107,8 @@ int create_run(const char *cfg)
     char *xl_domid[] = { "xl", "domid", f.name, NULL };
     char *xl_unpause[] = { "xl", "unpause", domid, NULL };
     char *xl_destroy[] = { "xl", "destroy", f.name, NULL };
-    bool gone = false;
-    struct stat st;
+    char err[1024];
+    unsigned long id;
     pid_t dm = -1;
     char *end;
     int rc = 1;
@@ -241,19 +126,15 @@ int create_run(const char *cfg)
         goto out;
     }
     domid[strcspn(domid, "\n")] = '\0';
-    strtoul(domid, &end, 10);
-    if (*end || !domid[0]) {
+    id = strtoul(domid, &end, 10);
+    if (*end || !domid[0] || id >= 0x7ff0) {
         fprintf(stderr, "xl-ft: xl domid %s said '%s'\n", f.name, domid);
         goto out;
     }
-    snprintf(log, sizeof(log), "%s/ftdm-%s.log",
-             !stat("/var/log/xen", &st) && S_ISDIR(st.st_mode)
-             ? "/var/log/xen" : "/var/log", f.name);
-    dm = start_ftdm(&f, domid, log);
-    if (dm < 0 || await_serving(dm, log, &gone)) {
-        fprintf(stderr, "xl-ft: domain %s (%s): ftdm did not serve its "
-                "devices within %d s; its log %s:\n", domid, f.name,
-                SERVE_WAIT_MS / 1000, log);
+    xlft_dm_log_path(f.name, log, sizeof(log));
+    dm = xlft_dm_spawn(&f, (uint32_t)id, NULL, log, err, sizeof(err));
+    if (dm < 0) {
+        fprintf(stderr, "xl-ft: %s (guest %s); its log:\n", err, f.name);
         show_log(log);
         goto out;
     }
@@ -268,7 +149,7 @@ int create_run(const char *cfg)
 out:
     if (rc) {
         /* Nothing half made is left: ftdm would end with the domain. */
-        if (dm > 0 && !gone)
+        if (dm > 0)
             kill(dm, SIGTERM);
         if (run(xl_destroy, NULL, 0))
             fprintf(stderr, "xl-ft: cannot destroy guest %s: do it with "

@@ -143,6 +143,15 @@ bool vio_net_can_rx(struct vio_bus *bus, unsigned int slot);
 int vio_net_rx(struct vio_bus *bus, unsigned int slot, const void *frame,
                uint32_t len);
 
+/*
+ * The frame a copy going live sends to announce the guest's MAC: RARP,
+ * as QEMU announces a guest it moved, so that switches send its traffic
+ * to the new host.  VIO_NET_ANNOUNCE bytes into 'frame'.
+ */
+#define VIO_NET_ANNOUNCE    60u
+void vio_net_announce(const uint8_t mac[6],
+                      uint8_t frame[VIO_NET_ANNOUNCE]);
+
 /* Whether 'req' was taken since the device's last reset (a completion
  * of an older one would be dropped). */
 bool vio_blk_current(const struct vio_bus *bus, unsigned int slot,

@@ -16,6 +16,8 @@
 patched_image
 lab_put bin/ftdm bin/xl-ft tests/xlft-xen xenlab/vmlinuz xenlab/initrd.gz
 command -v busybox > /dev/null || fail "no busybox here (busybox-static)"
+# The lab's dom0 has no ping of its own: busybox's, static, is put there.
+cp "$(command -v busybox)" "$own_put/busybox"
 rootfs=$(mktemp -d)
 trap 'rm -rf "$out" "$rootfs" "$own_put"' EXIT
 mkdir -p "$rootfs/bin" "$rootfs/sbin" "$rootfs/lib" "$rootfs/proc" \
@@ -68,7 +70,10 @@ on_exit() {
 }
 trap on_exit EXIT
 cp /xenft/lxroot.img /tmp/lxroot.img
-fit_cfg lx vmlinuz "console=ttyS0"
+# noxsave: seen here, the init of the guest (static busybox) took #UD
+# on an AVX instruction of the string code of glibc, and the kernel
+# panicked; without XSAVE, glibc keeps to SSE2.
+fit_cfg lx vmlinuz "console=ttyS0 noxsave"
 sed -i "s/^memory = .*/memory = 256/" /tmp/lx.cfg
 printf "%s\n" "ramdisk = \"/xenft/initrd.gz\"" "ftdm_tap = \"ftlx\"" \
     "ftdm_disk = \"/tmp/lxroot.img\"" >> /tmp/lx.cfg
@@ -80,7 +85,8 @@ ip addr add 10.77.0.1/24 dev ftlx
 waiting 1200 "Linux up" grep -q "^linux guest: eth0" /tmp/lx.log
 echo "linux boot: $(($(date +%s) - t0)) s from xl-ft create"
 grep "^linux guest" /tmp/lx.log
-ping -c 2 -W 60 10.77.0.2 > /tmp/ping0.txt && echo "unprotected: answered"
+/xenft/busybox ping -c 2 -W 60 10.77.0.2 > /tmp/ping0.txt &&
+    echo "unprotected: answered"
 dom=$(xl domid lx)
 mkfifo /tmp/ah.in
 timeout -k 5 600 /xenft/xlft-xen --unsafe-no-counter ack-hold $dom 590 \
@@ -90,11 +96,12 @@ exec 3> /tmp/ah.in
 waiting 30 "recording" grep -q "^ack-hold: recording" /tmp/ah.log
 echo auto >&3
 t0=$(date +%s)
-ping -c 3 -W 120 10.77.0.2 > /tmp/ping1.txt
+/xenft/busybox ping -c 3 -W 120 10.77.0.2 > /tmp/ping1.txt
 echo "recorded: $(grep -c "bytes from 10.77.0.2" /tmp/ping1.txt) answers" \
     "in $(($(date +%s) - t0)) s"
 echo stats >&3
 waiting 10 "stats" grep -q "DMA" /tmp/ah.log
+echo end >&3
 exec 3>&-
 wait $ah
 echo "ack-hold exit=$?"
@@ -113,6 +120,8 @@ expect_lines '^linux boot: [0-9]+ s from xl-ft create$' \
     '^recorded: 3 answers in [0-9]+ s$' '^ack-hold exit=0$' \
     '^ah: ack-hold: [0-9]+ records, [1-9][0-9]* DMA' \
     '^dm: ftdm: domain [0-9]+: stopped \(the domain is gone\); '
+grep -q "^dm: .*never leave" "$out" &&
+    fail "ftdm took the log ended in order for a broken one"
 # nopv: Linux keeps off Xen's clock.
 grep -q '^linux guest: clock xen$' "$out" &&
     fail "the guest uses Xen's PV clock despite nopv"
