@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * main.c - runs every unit suite; the exit status is non-zero if any
- * test failed, so `make check` stops on it.
+ * main.c - runs every unit suite, or the one named as its argument;
+ * the exit status is non-zero if any test failed, so `make check` stops
+ * on it.
  */
 #include <stdio.h>
 
@@ -9,9 +10,10 @@
 
 #include "unit.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
     unsigned int failed;
+    CU_pSuite one = NULL;
 
     if (CU_initialize_registry() != CUE_SUCCESS) {
         fprintf(stderr, "unit tests: cannot initialise CUnit\n");
@@ -43,8 +45,16 @@ int main(void)
     register_xen_cfg_file_tests();
     register_ftdm_state_tests();
 
+    if (argc > 1 && !(one = CU_get_suite(argv[1]))) {
+        fprintf(stderr, "unit tests: no suite named '%s'\n", argv[1]);
+        CU_cleanup_registry();
+        return 2;
+    }
     CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
+    if (one)
+        CU_basic_run_suite(one);
+    else
+        CU_basic_run_tests();
     failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
     if (CU_get_error() != CUE_SUCCESS)
         failed++;

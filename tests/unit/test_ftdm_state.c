@@ -5,12 +5,16 @@
  * the same bytes again, and every malformed one is refused naming why;
  * and ftd's word to ftdm (xlft_dm_ctl.h): a freeze answered only once
  * done, the state given only while frozen, a second caller refused, and
- * the thaw when the caller goes.
+ * the thaw when the caller goes; a refusal read even when the device
+ * model hung up on a word it never read.
  */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -223,6 +227,51 @@ static void test_ctl(void)
     CU_ASSERT_EQUAL(system(err), 0);
 }
 
+/*
+ * A device model that refuses only once the caller's word has arrived,
+ * and hangs up without reading it: Linux then reports the hang-up to
+ * the caller before the refusal, the order CI once met by chance.
+ */
+static void *refuse_unread(void *arg)
+{
+    int lfd = *(int *)arg, cfd;
+    struct pollfd p = { .events = POLLIN };
+
+    p.fd = lfd;
+    if (poll(&p, 1, 10000) != 1)
+        return NULL;
+    cfd = accept(lfd, NULL, NULL);
+    if (cfd < 0)
+        return NULL;
+    p.fd = cfd;
+    if (poll(&p, 1, 10000) == 1)
+        send(cfd, "refused: busy", 13, MSG_NOSIGNAL);
+    close(cfd);
+    return NULL;
+}
+
+static void test_refusal_before_reset(void)
+{
+    char dir[] = "/tmp/xenft-dmXXXXXX", err[256];
+    int lfd, rc, i, refused = 0;
+    pthread_t t;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    lfd = xlft_dm_ctl_listen(dir, 9, err, sizeof(err));
+    CU_ASSERT_FATAL(lfd >= 0);
+    /* Which side runs first is the scheduler's; many tries meet both. */
+    for (i = 0; i < 300; i++) {
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, refuse_unread,
+                                             &lfd), 0);
+        rc = xlft_dm_freeze(dir, 9, err, sizeof(err));
+        CU_ASSERT_EQUAL_FATAL(pthread_join(t, NULL), 0);
+        refused += rc == -EPROTO && strstr(err, "busy");
+    }
+    CU_ASSERT_EQUAL(refused, i);
+    xlft_dm_ctl_close(dir, 9, lfd);
+    CU_ASSERT_EQUAL(rmdir(dir), 0);
+}
+
 void register_ftdm_state_tests(void)
 {
     CU_pSuite s = CU_add_suite("ftdm_state", NULL, NULL);
@@ -232,4 +281,6 @@ void register_ftdm_state_tests(void)
     CU_add_test(s, "device state: malformed ones refused",
                 test_state_refused);
     CU_add_test(s, "control: freeze, state, busy, thaw", test_ctl);
+    CU_add_test(s, "control: a refusal read though the peer hung up",
+                test_refusal_before_reset);
 }
