@@ -187,7 +187,8 @@ pass "image: ${image_dir#$top/}/xen-patched.gz"
 # --- the tools the series touches -----------------------------------------
 
 run "configure tools" "$logs/configure.log" \
-    sh -c "cd '$work' && ./configure --disable-stubdom --disable-docs \
+    sh -c "cd '$work' && ./configure --prefix=/usr --sysconfdir=/etc \
+        --localstatedir=/var --disable-stubdom --disable-docs \
         --disable-qemu-traditional \
         --with-system-qemu=/usr/bin/qemu-system-i386 \
         --disable-seabios \
@@ -215,5 +216,19 @@ for sym in ctrl:xc_ft_enable_record ctrl:xc_ft_enable_replay \
 done
 [ -z "$missing" ] || fail "exports" "not exported:$missing"
 pass "exports: xc_ft_* (libxenctrl), xendevicemodel_ft_write"
+
+# xl and its libraries as the series changes them, for the lab's tests
+# of what libxl refuses (run with LD_LIBRARY_PATH; the paths they were
+# configured with are Debian's).
+log=
+start
+tools=$image_dir/xen-tools-patched
+rm -rf "$tools"
+mkdir -p "$tools/bin" "$tools/lib"
+cp "$work/tools/xl/xl" "$tools/bin/" &&
+    find "$work/tools/libs" -name 'libxen*.so.*' \
+        -exec cp -P {} "$tools/lib/" \; ||
+    fail "tools" "cannot copy xl and its libraries to ${tools#$top/}"
+pass "tools: ${tools#$top/} (xl, $(ls "$tools/lib" | wc -l) library files)"
 
 echo "verify.sh: all passed ($n patches)"

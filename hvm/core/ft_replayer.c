@@ -344,20 +344,6 @@ int ft_replay_check_hash(struct ft_replayer *rp, const struct ft_log_rec *ev,
     return stop(rp, FT_EDIVERGE);
 }
 
-/*
- * A PROGRESS point at the HLT that the vCPU just executed: the primary
- * stopped there (the tools paused it right after STI), which the copy,
- * in STI's shadow, passed without stopping.  HLT changes nothing but
- * the halt, so the point is passed, not diverged from.
- */
-static bool progress_at_hlt(const struct ft_log_rec *n,
-                            const struct ft_point *at)
-{
-    return n->kind == FT_K_PROGRESS && n->pt.count + 1 == at->count &&
-           at->rip > n->pt.rip && at->rip - n->pt.rip <= 15 &&
-           n->pt.rcx == at->rcx;
-}
-
 int ft_replay_halted(struct ft_replayer *rp, const struct ft_point *at)
 {
     const struct ft_log_rec *n = &rp->next;
@@ -365,13 +351,6 @@ int ft_replay_halted(struct ft_replayer *rp, const struct ft_point *at)
 
     if ( rc )
         return rc;
-    if ( progress_at_hlt(n, at) )
-    {
-        consume(rp);
-        rc = fill(rp);
-        if ( rc )
-            return rc;
-    }
     if ( ft_log_rec_is_sync(n) )
         return diverge(rp, FT_DIAG_KIND, FT_K_HALTED, at);
     if ( !same_point(at, &n->pt) )

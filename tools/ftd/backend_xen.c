@@ -51,6 +51,7 @@ struct guest {
     bool paused;                /* by GUEST_PAUSE */
     bool halted;                /* by GUEST_HALT: paused for good */
     bool ft_on;                 /* recording or replaying: disable it */
+    bool live;                  /* told to go live: Xen's state stays */
     bool have_ring;
     unsigned int flags;         /* BACKEND_F_* */
     struct xlft_xen_ring ring;
@@ -96,8 +97,13 @@ static void xen_close(struct guest *g)
 
     if (!g)
         return;
-    /* A halted domain's log is not ended: nothing of it may go out. */
-    if (g->ft_on && !g->halted)
+    /*
+     * A halted domain's log is not ended: nothing of it may go out.  A
+     * copy told to go live keeps Xen's live state: its ftdm, which polls
+     * for it, opens the devices only then.  Protecting it again clears
+     * it (ft_start).
+     */
+    if (g->ft_on && !g->halted && !g->live)
         xlft_xen_ft_disable(g->x, g->domid, why, sizeof(why));
     xlft_xen_evtchn_unbind(g->x, &g->ev);
     if (g->wake >= 0)
@@ -264,6 +270,12 @@ static int ft_start(struct guest *g, uint32_t role, uint32_t ring_data,
     flags = counter == FT_COUNTER_STEPS ? XLFT_XEN_FT_STEPS :
             g->flags & BACKEND_F_UNSAFE_NO_COUNTER ?
             XLFT_XEN_FT_UNSAFE_NO_COUNTER : 0;
+    /* A copy that went live here before keeps Xen's state till now. */
+    if (role == FT_RING_RECORD &&
+        !xlft_xen_ft_status(g->x, g->domid, &st, why, len) &&
+        st.state == XLFT_XEN_FT_LIVE &&
+        (rc = xlft_xen_ft_disable(g->x, g->domid, why, len)))
+        return rc;
     if (role == FT_RING_RECORD) {
         rc = xlft_xen_config_check(g->domid, why, len);
         if (!rc)
@@ -495,8 +507,10 @@ static int xen_call(struct guest *g, enum guest_op op, uint32_t arg, int fd,
         break;
     case GUEST_GOLIVE:
         rc = xlft_xen_ft_go_live(g->x, g->domid, why, len);
-        if (!rc)
+        if (!rc) {
             g->created = false;     /* it is the guest now */
+            g->live = true;
+        }
         break;
     case GUEST_DISABLE:
         rc = disable(g, why, len);

@@ -351,8 +351,10 @@ int xlft_xen_ft_enable_record(struct xlft_xen *x, uint32_t domid,
                      "with apicv=0)", domid);
         return rc;
     case -EBUSY:
-        snprintf(err, errlen, "domain %u: the branch counter is in use: "
-                 "boot Xen without vpmu= and with watchdog=0", domid);
+        snprintf(err, errlen, "domain %u: it is being saved or migrated "
+                 "(log-dirty on), or the branch counter is in use (boot "
+                 "Xen without vpmu= and with watchdog=0); Xen's log (xl "
+                 "dmesg) says which", domid);
         return rc;
     default:
         return rc;
@@ -396,8 +398,9 @@ int xlft_xen_ft_enable_replay(struct xlft_xen *x, uint32_t domid,
         break;
     case -EBUSY:
         snprintf(err, errlen, "domain %u: replay needs the copy paused "
-                 "before it ever ran, and the branch counter free (no vpmu= "
-                 "and watchdog=0 on Xen's command line)", domid);
+                 "before it ever ran, not being saved or migrated, and the "
+                 "branch counter free (no vpmu= and watchdog=0 on Xen's "
+                 "command line)", domid);
         break;
     }
     return rc;
