@@ -444,8 +444,13 @@ $gp_seq count $gp_count after $gp_lines lines |
 # it; EDIT is xen-ring-edit's (move, hash).
 diverge_copy() {
     copy_listen $1
-    waiting 300 "replay" grep -q "), replaying$" /tmp/s.log ||
-        { cat /tmp/s.log; exit 1; }
+    if ! waiting 300 "replay" grep -q "), replaying$" /tmp/s.log; then
+        echo "secondary's log: $(wc -c < /tmp/s.log) bytes"
+        sed "s/^/secondary: /" /tmp/s.log
+        xl list
+        xl dmesg | tail -n 20 | sed "s/^/copy xen: /"
+        exit 1
+    fi
     dc_copy=$(copy_domid)
     xl pause $dc_copy
     /xenft/xen-ring-edit $dc_copy $2 4 120 || exit 1
