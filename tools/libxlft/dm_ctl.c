@@ -67,10 +67,13 @@ static ssize_t answer(int fd, void *buf, size_t len)
      * A peer that hangs up on a message we sent is reported before
      * what it said first (a refusal); the report read, that comes next.
      */
-    if (n < 0 && errno == ECONNRESET)
+    if (n < 0 && errno == ECONNRESET) {
         n = recv(fd, buf, len, MSG_DONTWAIT | MSG_TRUNC);
+        if (n < 0 && errno == EAGAIN)
+            return -ECONNRESET;
+    }
     if (n < 0)
-        return errno == EAGAIN ? -ECONNRESET : -errno;
+        return -errno;
     if (!n)
         return -ECONNRESET;
     return (size_t)n > len ? -EMSGSIZE : n;
