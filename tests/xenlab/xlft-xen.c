@@ -41,7 +41,13 @@
  *                                           order, as ftd: all acked
  *                                           first), "abandon" (not
  *                                           acked; ftdm woken), EOF
- *                                           or SECONDS
+ *                                           or SECONDS; "renew": a new
+ *                                           log at once, the last one
+ *                                           not acked (as a restarted
+ *                                           ftd), none of it acked until
+ *                                           its numbers pass the last
+ *                                           one's (as while ftd copies
+ *                                           the guest), said then
  *   xlft-xen dma DOMID GPA                  DMA as a device model does:
  *                                           recorded, and with FT off
  *   xlft-xen dma-wait DOMID GPA PID         DMA_WAIT_N writes of 4 KiB
@@ -670,8 +676,8 @@ static uint64_t hold_ack(struct xlft_xen *x, struct rec *s, int wake)
     return at;
 }
 
-/* ack-hold: one line of stdin.  1 at its end (2: abandoned), 0 or
- * -errno. */
+/* ack-hold: one line of stdin.  1 at its end (2: abandoned, 3: to be
+ * renewed), 0 or -errno. */
 static int hold_line(struct xlft_xen *x, struct rec *s,
                      const struct tally *t, int wake, bool *autoack,
                      char *err, size_t errlen)
@@ -687,6 +693,8 @@ static int hold_line(struct xlft_xen *x, struct rec *s,
     }
     if (!strcmp(line, "abandon\n"))
         return 2;
+    if (!strcmp(line, "renew\n"))
+        return 3;
     if (!strcmp(line, "ack\n")) {
         printf("acked %" PRIu64 "\n", hold_ack(x, s, wake));
     } else if (!strcmp(line, "auto\n") || !strcmp(line, "manual\n")) {
@@ -722,6 +730,7 @@ static int ack_hold(uint32_t domid, uint32_t seconds)
     time_t end = time(NULL) + seconds;
     int wake = xlft_ack_wake_sender(), rc;
     bool autoack = false, abandon = false;
+    uint64_t past = 0;          /* a renewed log's numbers to pass */
 
     /* Unbuffered: a line not yet taken stays where poll sees it. */
     setvbuf(stdin, NULL, _IONBF, 0);
@@ -754,8 +763,15 @@ static int ack_hold(uint32_t domid, uint32_t seconds)
             xlft_xen_evtchn_notify(x, &s.e);
         if (n) {
             rc = tally(&t, buf, (uint32_t)n, err, sizeof(err));
-            if (autoack)
+            /* A renewed log waits for its copy: no ack, ftdm not woken. */
+            if (autoack && !past)
                 hold_ack(x, &s, wake);
+            if (past && ft_ring_cons_seq(&s.r.ring) > past) {
+                printf("ack-hold: the new log is past record %" PRIu64
+                       " of the last\n", past);
+                fflush(stdout);
+                past = 0;
+            }
         } else if (ft_ring_wait(&s.r.ring) == FT_OK) {
             continue;
         }
@@ -769,7 +785,17 @@ static int ack_hold(uint32_t domid, uint32_t seconds)
         if (pfd[0].revents)
             xlft_xen_evtchn_pending(x, &s.e);
         if (pfd[1].revents && (rc = hold_line(x, &s, &t, wake, &autoack,
-                                              err, sizeof(err))) > 0) {
+                                              err, sizeof(err))) == 3) {
+            past = ft_ring_cons_seq(&s.r.ring);
+            ft_codec_init(&t.codec);
+            rc = rec_stop(x, &s, 0, err, sizeof(err));
+            if (!rc)
+                rc = rec_start(x, &s, domid, 0, err, sizeof(err));
+            if (!rc)
+                printf("ack-hold: renewed after record %" PRIu64
+                       ", not acknowledged\n", past);
+            fflush(stdout);
+        } else if (rc > 0) {
             abandon = rc == 2;
             rc = 0;
             break;

@@ -39,9 +39,9 @@ struct ftdm_hold {
     bool ending;                /* letting out what an ended log held */
     bool ended;                 /* ftd ended a log; Xen may still record */
     struct xlft_xen_ring ring;
+    uint64_t log_id;            /* Xen's id of the log held against */
     uint64_t base;              /* added to this log's numbers */
     uint64_t last_tag;          /* the gate's last tag */
-    uint64_t last_seq;          /* this log's last number seen */
     const char *stuck;          /* why nothing may go again, or NULL */
     const char *wake_dir;
     int wake;                   /* ftd's wake-ups; -1: none */
@@ -102,8 +102,8 @@ static int start_log(struct ftdm_hold *h,
     if (rc)
         return rc;
     h->have_ring = true;
+    h->log_id = st->log_id;
     h->base = h->last_tag + 1;
-    h->last_seq = 0;
     xlft_gate_close(h->gate);
     return 0;
 }
@@ -129,8 +129,11 @@ static int follow(struct ftdm_hold *h, struct xlft_xen_ft_status *st,
         end_log(h);
     switch (st->state) {
     case XLFT_XEN_FT_RECORD:
-        /* Numbers that went back: a new log, the last one unended. */
-        if (h->have_ring && st->seq < h->last_seq) {
+        /*
+         * Another log, the last one unended: its ring is not the one
+         * mapped, whose acknowledgements no longer move.
+         */
+        if (h->have_ring && st->log_id != h->log_id) {
             get_stuck(h, "a new log began without ftd ending the one "
                       "before in order");
             return 0;
@@ -149,7 +152,6 @@ static int follow(struct ftdm_hold *h, struct xlft_xen_ft_status *st,
                 return rc;
         }
         h->ended = false;
-        h->last_seq = st->seq;
         ack = ft_ring_ack(&h->ring.ring);
         h->st.acked = ack;
         xlft_gate_release(h->gate, h->base + ack);

@@ -19,7 +19,8 @@
  * it stops recording: what that log held goes out, and later outputs
  * pass at once until a new log begins.  A log that ends any other way
  * (a guest ftd halted, which stays recorded and paused; recording
- * stopped behind ftd's back; a new log in place of one never ended)
+ * stopped behind ftd's back; a new log in place of one never ended,
+ * which Xen's log id shows)
  * keeps what it held, and every output after it, for good: its
  * secondary may be live.  Fail-closed: while ftd is gone, nothing is
  * acknowledged, and the guest stalls once its queues fill.

@@ -39,14 +39,16 @@ _Static_assert(XLFT_XEN_DM_WRITE_MAX == XEN_DMOP_FT_WRITE_MAX,
  * The op travels in the domctl's union; its layout is the same for
  * 32- and 64-bit callers (seq is 8-aligned), as the public ABI needs.
  */
-_Static_assert(sizeof(struct xen_domctl_ft_op) == 56,
-               "xen_domctl_ft_op: 56 bytes in the public ABI");
+_Static_assert(sizeof(struct xen_domctl_ft_op) == 64,
+               "xen_domctl_ft_op: 64 bytes in the public ABI");
 _Static_assert(offsetof(struct xen_domctl_ft_op, seq) == 32,
                "xen_domctl_ft_op: seq at 32");
 _Static_assert(offsetof(struct xen_domctl_ft_op, counter) == 44,
                "xen_domctl_ft_op: counter at 44");
 _Static_assert(offsetof(struct xen_domctl_ft_op, count) == 48,
                "xen_domctl_ft_op: count at 48");
+_Static_assert(offsetof(struct xen_domctl_ft_op, log_id) == 56,
+               "xen_domctl_ft_op: log_id at 56");
 _Static_assert(sizeof(struct xen_domctl_ft_op) <=
                sizeof(((struct xen_domctl *)0)->u.pad),
                "xen_domctl_ft_op fits the domctl union");
@@ -314,6 +316,7 @@ int xlft_xen_ft_status(struct xlft_xen *x, uint32_t domid,
     st->stopped = op.stopped;
     st->counter = op.counter;
     st->count = op.count;
+    st->log_id = op.log_id;
     return 0;
 }
 

@@ -19,6 +19,11 @@
 # guest, recorded, reads back what it wrote: its reads are DMA records
 # of 4 KiB; then recording stops with its log unacknowledged (as after a
 # halt): its disk request stays held, and the guest does no more rounds.
+# Last, the kvstore guest again: a new log begins in place of one never
+# ended (as a restarted ftd would), and its numbers pass the last one's
+# before ftdm looks (nothing acknowledged meanwhile, as while ftd
+# copies the guest): ftdm tells by Xen's log id, holds the PUT's disk
+# write for good and says why.
 #
 #   dom0: client 10.77.0.1 -- tap ftkv -- ftdm -- kvstore 10.77.0.2
 #                                     disk file --'   (ioreq, FT DMA op)
@@ -180,6 +185,24 @@ held 1 && held 1 && [ $(grep -c " ok$" /tmp/dk.log) = $r1 ] &&
     echo "abandoned log: its request still held, no round since"
 sed "s/^/guest: /" /tmp/dk.log
 finish dk
+
+# A new log in place of one never ended, as a restarted ftd makes: held
+# for good, though its numbers pass the last log'"'"'s before ftdm looks
+# (no ack, no wake-up, while ftd copies the guest): only Xen'"'"'s log id
+# tells the two apart then.
+rm -f /tmp/kv.log
+start kv kvstore.bin "ip=10.77.0.2" "^kv: serving"
+echo auto >&3
+put n1
+waiting 60 "an answer, acknowledged at once" grep -q "^OK n1" /tmp/r.n1
+echo renew >&3
+waiting 120 "the new log past the last" grep -q "^ack-hold: the new log" \
+    /tmp/ah.log
+put n2
+waiting 60 "ftdm seeing a new log" grep -q "a new log began" /tmp/dm.log
+held 1 && ! grep -aq v-n2 /tmp/kv.disk && [ ! -s /tmp/r.n2 ] &&
+    echo "renewed log: the write held, not on disk, no answer"
+finish kv
 '
 expect_status 0
 expect_lines '^protected round trip: [0-9]+ ms$' \
@@ -198,6 +221,11 @@ expect_lines '^protected round trip: [0-9]+ ms$' \
     '^ah: ack-hold: [0-9]+ records, [1-9][0-9]* DMA \([0-9]+ bytes\)' \
     '^ack-hold exit=0$' '^guest: disk: round 7 ok$' \
     '^abandoned log: its request still held, no round since$' \
+    '^ah: ack-hold: renewed after record [1-9][0-9]*, not acknowledged$' \
+    '^renewed log: the write held, not on disk, no answer$' \
+    '^dm: ftdm: domain [0-9]+: a new log began without ftd ending the one '\
+'before in order: its [0-9]+ held outputs, and all that follow, never '\
+'leave$' \
     '^dm: ftdm: domain [0-9]+: recording ended without ftd ending the log '\
 'in order .*: its 1 held outputs, and all that follow, never leave$' \
     '^unfit=1 guests named bad: 0$' \

@@ -7,7 +7,8 @@
 # - the series' xl (patch 16, libxl) refuses `xl save` and `xl migrate`
 #   before it touches the guest, naming FT and `xl ft-disable`;
 # - Debian's unpatched xl gets as far as asking Xen for log-dirty mode
-#   (a live migration), which Xen refuses (patch 15), its log saying why.
+#   (a live migration), or to suspend the guest (`xl save`), which Xen
+#   refuses (patch 15), its log saying why.
 # The guest stays recorded and running throughout; once FT is off, xl
 # saves it.  The migrations go to a receiver that takes the stream and
 # creates nothing.
@@ -37,6 +38,9 @@ px migrate -s "" idle "sh /tmp/rx.sh" 2>&1
 echo "patched migrate: $?"
 xl migrate -s "" idle "sh /tmp/rx.sh" 2>&1
 echo "debian migrate: $?"
+xl save idle /tmp/idle.save 2>&1
+echo "debian save: $?"
+rm -f /tmp/idle.save
 /xenft/xlft-xen ft-status 1
 xl list idle > /dev/null && echo "still here"
 exit 0
@@ -44,7 +48,7 @@ EOC
 /xenft/xlft-xen --steps record-ring 1 "sh /tmp/try.sh" > /tmp/rr.txt 2>&1
 echo "record-ring=$?"
 cat /tmp/rr.txt
-xl dmesg | grep -o "FT: d1 is recorded .*" | head -n 1
+xl dmesg | grep -o "FT: d1 is recorded .*" | sort -u
 ticks $(($(idle_ticked) + 2))
 echo "guest ticks on"
 xl save idle /tmp/idle.save && [ -s /tmp/idle.save ] &&
@@ -57,8 +61,11 @@ expect_lines '^record-ring=0$' \
     'Domain 1:protected by record/replay fault tolerance \(recorded\): '\
 'not saved or migrated while it is; end it with xl ft-disable' \
     '^patched save: [1-9]' '^patched migrate: [1-9]' \
-    '^debian migrate: [1-9]' '^state record ' '^still here$' \
+    '^debian migrate: [1-9]' '^debian save: [1-9]' '^state record ' \
+    '^still here$' \
     '^FT: d1 is recorded for fault tolerance: not saved or migrated '\
+'until FT is disabled$' \
+    '^FT: d1 is recorded for fault tolerance: not suspended \(saved\) '\
 'until FT is disabled$' \
     '^guest ticks on$' '^saved once FT is off$'
 n=$(grep -c "protected by record/replay fault tolerance" "$out")

@@ -32,6 +32,7 @@ struct xlft_xen_ft_status {
     int32_t stopped;        /* 0, or -errno: why the vCPU was stopped */
     uint32_t counter;       /* XLFT_XEN_COUNTER_* */
     uint64_t count;         /* the vCPU's count now (0: a Xen before it) */
+    uint64_t log_id;        /* which log, never twice per boot; 0: off */
 };
 
 /* What the count of the ring's execution points counts. */
