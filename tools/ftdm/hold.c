@@ -91,18 +91,41 @@ static void end_log(struct ftdm_hold *h)
     h->ending = false;
 }
 
-/* A new log to hold against: its ring, and tags past the last ones. */
-static int start_log(struct ftdm_hold *h,
-                     const struct xlft_xen_ft_status *st, char *err,
-                     size_t errlen)
-{
-    int rc = xlft_xen_ring_map(h->xen, h->domid, st, FT_RING_RECORD,
-                               &h->ring, err, errlen);
+/* Tries at mapping the ring of the log Xen records, should it change. */
+#define MAP_TRIES       3
 
+/*
+ * A new log to hold against: its ring, and tags past the last ones.  The
+ * ring mapped is the one Xen has then, so the log is asked after again
+ * (into 'st'): one that replaced the log in between would be taken for
+ * another.  1 if recording ended meanwhile: nothing mapped.
+ */
+static int start_log(struct ftdm_hold *h, struct xlft_xen_ft_status *st,
+                     char *err, size_t errlen)
+{
+    uint64_t id;
+    int rc = -EAGAIN;
+
+    for (unsigned int i = 0; i < MAP_TRIES && rc == -EAGAIN; i++) {
+        id = st->log_id;
+        rc = xlft_xen_ring_map(h->xen, h->domid, st, FT_RING_RECORD,
+                               &h->ring, err, errlen);
+        if (rc)
+            return rc;
+        rc = xlft_xen_ft_status(h->xen, h->domid, st, err, errlen);
+        if (!rc && (st->state != XLFT_XEN_FT_RECORD || st->log_id != id))
+            rc = st->state == XLFT_XEN_FT_RECORD ? -EAGAIN : 1;
+        if (rc)
+            xlft_xen_ring_unmap(h->xen, &h->ring);
+    }
+    if (rc == -EAGAIN)
+        snprintf(err, errlen, "domain %u: its log changed %u times while "
+                 "ftdm mapped its ring; looked at again later", h->domid,
+                 MAP_TRIES);
     if (rc)
         return rc;
     h->have_ring = true;
-    h->log_id = st->log_id;
+    h->log_id = id;
     h->base = h->last_tag + 1;
     xlft_gate_close(h->gate);
     return 0;
@@ -127,6 +150,7 @@ static int follow(struct ftdm_hold *h, struct xlft_xen_ft_status *st,
         return 0;
     if (h->have_ring && ft_ring_ack(&h->ring.ring) == NEVER)
         end_log(h);
+again:
     switch (st->state) {
     case XLFT_XEN_FT_RECORD:
         /*
@@ -138,8 +162,16 @@ static int follow(struct ftdm_hold *h, struct xlft_xen_ft_status *st,
                       "before in order");
             return 0;
         }
+        /* A Xen series older than ftdm: no log can be told apart. */
+        if (!st->log_id) {
+            get_stuck(h, "Xen gives its logs no id (its FT series is "
+                      "older than ftdm's): no log can be held against");
+            return 0;
+        }
         if (!h->have_ring) {
             rc = start_log(h, st, err, errlen);
+            if (rc == 1)
+                goto again;     /* recording ended meanwhile */
             /*
              * Until Xen has stopped recording a log ftd ended, that log
              * is what it records: its outputs may go.

@@ -22,8 +22,9 @@
 # Last, the kvstore guest again: a new log begins in place of one never
 # ended (as a restarted ftd would), and its numbers pass the last one's
 # before ftdm looks (nothing acknowledged meanwhile, as while ftd
-# copies the guest): ftdm tells by Xen's log id, holds the PUT's disk
-# write for good and says why.
+# copies the guest): ftdm tells by Xen's log id when woken by the next
+# acknowledgement, says why, and holds the next PUT's disk write for
+# good.
 #
 #   dom0: client 10.77.0.1 -- tap ftkv -- ftdm -- kvstore 10.77.0.2
 #                                     disk file --'   (ioreq, FT DMA op)
@@ -198,9 +199,10 @@ waiting 60 "an answer, acknowledged at once" grep -q "^OK n1" /tmp/r.n1
 echo renew >&3
 waiting 120 "the new log past the last" grep -q "^ack-hold: the new log" \
     /tmp/ah.log
-put n2
 waiting 60 "ftdm seeing a new log" grep -q "a new log began" /tmp/dm.log
-held 1 && ! grep -aq v-n2 /tmp/kv.disk && [ ! -s /tmp/r.n2 ] &&
+put n2
+waiting 60 "the write held" held 1
+! grep -aq v-n2 /tmp/kv.disk && [ ! -s /tmp/r.n2 ] &&
     echo "renewed log: the write held, not on disk, no answer"
 finish kv
 '
