@@ -153,6 +153,12 @@ static int follow(struct ftdm_hold *h, struct xlft_xen_ft_status *st,
 again:
     switch (st->state) {
     case XLFT_XEN_FT_RECORD:
+        /* A Xen series older than ftdm: no log can be told apart. */
+        if (!st->log_id) {
+            get_stuck(h, "Xen gives its logs no id (its FT series is "
+                      "older than ftdm's): no log can be held against");
+            return 0;
+        }
         /*
          * Another log, the last one unended: its ring is not the one
          * mapped, whose acknowledgements no longer move.
@@ -160,12 +166,6 @@ again:
         if (h->have_ring && st->log_id != h->log_id) {
             get_stuck(h, "a new log began without ftd ending the one "
                       "before in order");
-            return 0;
-        }
-        /* A Xen series older than ftdm: no log can be told apart. */
-        if (!st->log_id) {
-            get_stuck(h, "Xen gives its logs no id (its FT series is "
-                      "older than ftdm's): no log can be held against");
             return 0;
         }
         if (!h->have_ring) {
