@@ -62,6 +62,10 @@
  *                                           a HLT_WAKE record is logged
  *   xlft-xen msi DOMID VECTOR               an MSI of that vector (16 to
  *                                           255) to the guest's APIC 0
+ *   xlft-xen dm-suspend DOMID               ask Xen to suspend the guest
+ *                                           as a device model may
+ *                                           (XEN_DMOP_remote_shutdown);
+ *                                           say whether Xen refused
  *   xlft-xen speed DOMID PCT                cap the guest at PCT% of a
  *                                           CPU (100: no cap)
  *   xlft-xen replay DOMID                   enable replay on a paused
@@ -115,6 +119,7 @@
 #include <xencall.h>
 #include <xendevicemodel.h>
 #include <xen/domctl.h>
+#include <xen/sched.h>
 #include <xen/xen.h>
 
 #include "ft_log.h"
@@ -155,6 +160,7 @@ static int usage(void)
             "       xlft-xen replay DOMID\n"
             "       xlft-xen speed DOMID PCT\n"
             "       xlft-xen msi DOMID VECTOR\n"
+            "       xlft-xen dm-suspend DOMID\n"
             "       xlft-xen dma DOMID GPA\n"
             "       xlft-xen dma-wait DOMID GPA PID\n"
             "       xlft-xen hlt-wake DOMID\n"
@@ -1097,6 +1103,31 @@ static int msi_once(uint32_t domid, uint8_t vector)
 }
 
 /*
+ * A device model's suspend, the way QEMU asks for one on the guest's
+ * behalf: printed either way, for the test to judge (exit 0 if Xen
+ * answered at all).
+ */
+static int dm_suspend(uint32_t domid)
+{
+    xendevicemodel_handle *dm = xendevicemodel_open(NULL, 0);
+    int rc;
+
+    if (!dm) {
+        fprintf(stderr, "xlft-xen: cannot open libxendevicemodel: %s\n",
+                strerror(errno));
+        return 1;
+    }
+    rc = xendevicemodel_shutdown(dm, (domid_t)domid, SHUTDOWN_suspend);
+    if (rc)
+        printf("dm-suspend: domain %u: refused: %s\n", domid,
+               strerror(errno));
+    else
+        printf("dm-suspend: domain %u: suspended\n", domid);
+    xendevicemodel_close(dm);
+    return 0;
+}
+
+/*
  * The guest takes an MSI of vector 0x27 as its IRQ 7 and acknowledges
  * it to its PIC alone: the vector stays in service in its local APIC.
  * Another of the same priority class then wakes the vCPU from HLT
@@ -1699,6 +1730,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "hlt-wake") && argc == 3)
         return hlt_wake(domid);
+    if (!strcmp(argv[1], "dm-suspend") && argc == 3)
+        return dm_suspend(domid);
     if (!strcmp(argv[1], "msi") && argc == 4) {
         uint32_t vector;
 

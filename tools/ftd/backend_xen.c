@@ -201,9 +201,12 @@ static int xen_open(struct guest **gp, const char *spec, const char *peer,
     rc = resolve(g, spec, why, len);
     if (rc)
         goto out;
-    /* A hypervisor without FT support is told before anything moves. */
+    /*
+     * A hypervisor without FT support is told before anything moves.  A
+     * copy that went live is a guest like any other (ft_start).
+     */
     rc = xlft_xen_ft_status(g->x, g->domid, &st, why, len);
-    if (!rc && st.state != XLFT_XEN_FT_OFF) {
+    if (!rc && st.state != XLFT_XEN_FT_OFF && st.state != XLFT_XEN_FT_LIVE) {
         snprintf(why, len, "domain %u: FT is %s already", g->domid,
                  xlft_xen_ft_state_name(st.state));
         rc = -EBUSY;

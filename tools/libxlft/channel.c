@@ -594,7 +594,11 @@ int xlft_chan_send(struct xlft_chan *c, const struct xlft_msg *m)
         return n;
     }
     v.iov_len = (size_t)n;
-    evbuffer_commit_space(out, &v, 1);
+    /* Sealed, its number spent: a frame not queued breaks the stream. */
+    if (evbuffer_commit_space(out, &v, 1)) {
+        finish(c, -ENOMEM, "cannot queue a frame");
+        return -ENOMEM;
+    }
     return 0;
 }
 

@@ -8,7 +8,9 @@
 #   before it touches the guest, naming FT and `xl ft-disable`;
 # - Debian's unpatched xl gets as far as asking Xen for log-dirty mode
 #   (a live migration), or to suspend the guest (`xl save`), which Xen
-#   refuses (patch 15), its log saying why.
+#   refuses (patch 15), its log saying why;
+# - a device model's suspend (XEN_DMOP_remote_shutdown, as QEMU asks on
+#   the guest's behalf) is refused by Xen the same way.
 # The guest stays recorded and running throughout; once FT is off, xl
 # saves it.  The migrations go to a receiver that takes the stream and
 # creates nothing.
@@ -41,6 +43,10 @@ echo "debian migrate: $?"
 xl save idle /tmp/idle.save 2>&1
 echo "debian save: $?"
 rm -f /tmp/idle.save
+n=$(xl dmesg | grep -c "not suspended (saved)")
+/xenft/xlft-xen dm-suspend 1
+[ $(xl dmesg | grep -c "not suspended (saved)") -gt $n ] &&
+    echo "dm suspend refusal logged"
 /xenft/xlft-xen ft-status 1
 xl list idle > /dev/null && echo "still here"
 exit 0
@@ -61,7 +67,9 @@ expect_lines '^record-ring=0$' \
     'Domain 1:protected by record/replay fault tolerance \(recorded\): '\
 'not saved or migrated while it is; end it with xl ft-disable' \
     '^patched save: [1-9]' '^patched migrate: [1-9]' \
-    '^debian migrate: [1-9]' '^debian save: [1-9]' '^state record ' \
+    '^debian migrate: [1-9]' '^debian save: [1-9]' \
+    '^dm-suspend: domain 1: refused: Device or resource busy$' \
+    '^dm suspend refusal logged$' '^state record ' \
     '^still here$' \
     '^FT: d1 is recorded for fault tolerance: not saved or migrated '\
 'until FT is disabled$' \
