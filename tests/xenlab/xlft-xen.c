@@ -1084,17 +1084,25 @@ static int msi(xendevicemodel_handle *dm, uint32_t domid, uint8_t vector,
     return -errno;
 }
 
-static int msi_once(uint32_t domid, uint8_t vector)
+/* libxendevicemodel for one command; NULL said on stderr. */
+static xendevicemodel_handle *dm_open(void)
 {
     xendevicemodel_handle *dm = xendevicemodel_open(NULL, 0);
+
+    if (!dm)
+        fprintf(stderr, "xlft-xen: cannot open libxendevicemodel: %s\n",
+                strerror(errno));
+    return dm;
+}
+
+static int msi_once(uint32_t domid, uint8_t vector)
+{
+    xendevicemodel_handle *dm = dm_open();
     char err[300];
     int rc;
 
-    if (!dm) {
-        fprintf(stderr, "xlft-xen: cannot open libxendevicemodel: %s\n",
-                strerror(errno));
+    if (!dm)
         return 1;
-    }
     rc = msi(dm, domid, vector, err, sizeof(err));
     if (rc)
         fprintf(stderr, "xlft-xen: %s\n", err);
@@ -1109,14 +1117,11 @@ static int msi_once(uint32_t domid, uint8_t vector)
  */
 static int dm_suspend(uint32_t domid)
 {
-    xendevicemodel_handle *dm = xendevicemodel_open(NULL, 0);
+    xendevicemodel_handle *dm = dm_open();
     int rc;
 
-    if (!dm) {
-        fprintf(stderr, "xlft-xen: cannot open libxendevicemodel: %s\n",
-                strerror(errno));
+    if (!dm)
         return 1;
-    }
     rc = xendevicemodel_shutdown(dm, (domid_t)domid, SHUTDOWN_suspend);
     if (rc)
         printf("dm-suspend: domain %u: refused: %s\n", domid,
